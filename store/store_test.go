@@ -1,0 +1,74 @@
+package store_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+)
+
+func TestMigrateIsIdempotentAndCurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	// The template is already migrated; a second run must be a no-op.
+	if err := store.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatalf("migrate again: %v", err)
+	}
+	ok, err := store.MigrationsCurrent(ctx, pool)
+	if err != nil || !ok {
+		t.Fatalf("migrations current = %v, %v; want true", ok, err)
+	}
+}
+
+func TestUpsertIssueKeepsNewest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
+	newer := store.Issue{Number: 1, Title: "new", State: "open", CreatedAt: t0, UpdatedAt: t0.Add(time.Hour), Labels: []string{"est/m"}}
+	older := newer
+	older.Title, older.UpdatedAt = "old", t0
+	if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: newer, Delivery: "d2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: older, Delivery: "d1"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.GetIssue(ctx, pool, p.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "new" || len(got.Labels) != 1 {
+		t.Fatalf("late, older write overwrote newer row: %+v", got)
+	}
+	if _, err := store.GetIssue(ctx, pool, p.ID, 99); err == nil {
+		t.Fatal("missing issue: want ErrNotFound")
+	}
+}
+
+func TestInsertDeliveriesDedupes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	ds := []store.Delivery{{ID: "a", Event: "issues", Payload: []byte("{}")}, {ID: "a", Event: "issues", Payload: []byte("{}")}, {ID: "b", Event: "push", Payload: []byte("{}")}}
+	fresh, err := store.InsertDeliveries(ctx, pool, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != 2 {
+		t.Fatalf("fresh = %v, want a and b", fresh)
+	}
+	fresh, err = store.InsertDeliveries(ctx, pool, ds[:1])
+	if err != nil || len(fresh) != 0 {
+		t.Fatalf("replayed delivery was fresh again: %v %v", fresh, err)
+	}
+}
