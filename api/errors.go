@@ -1,0 +1,56 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Error codes shared by every endpoint; writeError maps each to a status.
+const (
+	CodeInvalidInput     = "INVALID_INPUT"
+	CodeUnauthorized     = "UNAUTHORIZED"
+	CodeTooLarge         = "PAYLOAD_TOO_LARGE"
+	CodeUnavailable      = "UNAVAILABLE"
+	CodeInternal         = "INTERNAL"
+	CodeNotFound         = "NOT_FOUND"
+	CodeForbidden        = "FORBIDDEN"
+	CodeNeedsApproval    = "NEEDS_APPROVAL"
+	CodeModelUnavailable = "MODEL_UNAVAILABLE"
+)
+
+var statusOf = map[string]int{
+	CodeInvalidInput:     http.StatusBadRequest,
+	CodeUnauthorized:     http.StatusUnauthorized,
+	CodeForbidden:        http.StatusForbidden,
+	CodeNotFound:         http.StatusNotFound,
+	CodeTooLarge:         http.StatusRequestEntityTooLarge,
+	CodeNeedsApproval:    http.StatusConflict,
+	CodeUnavailable:      http.StatusServiceUnavailable,
+	CodeModelUnavailable: http.StatusServiceUnavailable,
+	CodeInternal:         http.StatusInternalServerError,
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// writeError is the one place an error becomes a response.
+func writeError(w http.ResponseWriter, code, message, field string) {
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message, Field: field}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
