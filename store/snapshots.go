@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Snapshot is one computed state of a project: lifecycle, calibration and
+// forecast, with the hash of the inputs it came from.
+type Snapshot struct {
+	ProjectID     int64
+	Version       int64
+	InputsHash    string
+	ChangeCounter int64
+	ComputedAt    time.Time
+	Duration      time.Duration
+	Data          json.RawMessage
+}
+
+// snapshotsKept bounds the history; standups compare against the one from
+// the previous day, so a few dozen is plenty.
+const snapshotsKept = 100
+
+// PutSnapshot stores a new snapshot version and prunes old ones.
+func PutSnapshot(ctx context.Context, q DBTX, s Snapshot) (int64, error) {
+	var v int64
+	err := q.QueryRow(ctx, `
+		INSERT INTO snapshots (project_id, version, inputs_hash, change_counter, duration_ms, data)
+		SELECT $1, coalesce(max(version), 0) + 1, $2, $3, $4, $5 FROM snapshots WHERE project_id = $1
+		RETURNING version`, s.ProjectID, s.InputsHash, s.ChangeCounter, float64(s.Duration.Microseconds())/1000, s.Data).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("put snapshot of project %d: %w", s.ProjectID, err)
+	}
+	_, err = q.Exec(ctx, `DELETE FROM snapshots WHERE project_id = $1 AND version <= $2`, s.ProjectID, v-snapshotsKept)
+	if err != nil {
+		return 0, fmt.Errorf("prune snapshots of project %d: %w", s.ProjectID, err)
+	}
+	return v, nil
+}
+
+// LatestSnapshot returns a project's newest snapshot, or ErrNotFound.
+func LatestSnapshot(ctx context.Context, q DBTX, projectID int64) (Snapshot, error) {
+	s := Snapshot{ProjectID: projectID}
+	var ms float64
+	err := q.QueryRow(ctx, `SELECT version, inputs_hash, change_counter, computed_at, duration_ms, data
+		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
+		Scan(&s.Version, &s.InputsHash, &s.ChangeCounter, &s.ComputedAt, &ms, &s.Data)
+	if noRows(err) {
+		return Snapshot{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("snapshot of project %d: %w", projectID, err)
+	}
+	s.Duration = time.Duration(ms * float64(time.Millisecond))
+	return s, nil
+}
+
+// IssueState is an issue's current lifecycle state.
+type IssueState struct {
+	Number int64
+	State  string
+	Flags  json.RawMessage
+	Since  time.Time
+}
+
+// Transition is one change of an issue's lifecycle state.
+type Transition struct {
+	Issue int64
+	From  string
+	To    string
+	At    time.Time
+	Cause string
+}
+
+// IssueStates loads every issue's current state for a project.
+func IssueStates(ctx context.Context, q DBTX, projectID int64) (map[int64]IssueState, error) {
+	rows, err := q.Query(ctx, `SELECT number, state, flags, since FROM issue_states WHERE project_id = $1`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("issue states of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	out := map[int64]IssueState{}
+	for rows.Next() {
+		var s IssueState
+		if err := rows.Scan(&s.Number, &s.State, &s.Flags, &s.Since); err != nil {
+			return nil, fmt.Errorf("issue states of project %d: %w", projectID, err)
+		}
+		out[s.Number] = s
+	}
+	return out, rows.Err()
+}
+
+// RecordTransitions stores new states and the transitions that led to them.
+func RecordTransitions(ctx context.Context, q DBTX, projectID int64, states []IssueState, ts []Transition) error {
+	if len(states) == 0 && len(ts) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, s := range states {
+		flags := s.Flags
+		if flags == nil {
+			flags = json.RawMessage(`{}`)
+		}
+		b.Queue(`INSERT INTO issue_states (project_id, number, state, flags, since) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (project_id, number) DO UPDATE SET state = EXCLUDED.state, flags = EXCLUDED.flags, since = EXCLUDED.since`,
+			projectID, s.Number, s.State, flags, s.Since)
+	}
+	for _, t := range ts {
+		b.Queue(`INSERT INTO transitions (project_id, issue, from_state, to_state, at, cause) VALUES ($1, $2, $3, $4, $5, $6)`,
+			projectID, t.Issue, t.From, t.To, t.At, t.Cause)
+	}
+	return runBatch(ctx, q, b, "record transitions")
+}
+
+// ReplaceTransitions rebuilds an issue's whole timeline of transitions, as a
+// backfill does from Gitea's issue timeline.
+func ReplaceTransitions(ctx context.Context, q DBTX, projectID, issue int64, ts []Transition) error {
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM transitions WHERE project_id = $1 AND issue = $2`, projectID, issue)
+	for _, t := range ts {
+		b.Queue(`INSERT INTO transitions (project_id, issue, from_state, to_state, at, cause) VALUES ($1, $2, $3, $4, $5, $6)`,
+			projectID, issue, t.From, t.To, t.At, t.Cause)
+	}
+	return runBatch(ctx, q, b, fmt.Sprintf("replace transitions of issue %d", issue))
+}
+
+// Transitions loads a project's transitions in order.
+func Transitions(ctx context.Context, q DBTX, projectID int64) ([]Transition, error) {
+	rows, err := q.Query(ctx, `SELECT issue, from_state, to_state, at, cause FROM transitions
+		WHERE project_id = $1 ORDER BY issue, at, id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []Transition
+	for rows.Next() {
+		var t Transition
+		if err := rows.Scan(&t.Issue, &t.From, &t.To, &t.At, &t.Cause); err != nil {
+			return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
