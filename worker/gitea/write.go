@@ -1,0 +1,224 @@
+package gitea
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CreateIssueOptions is the body of POST /repos/{owner}/{repo}/issues.
+type CreateIssueOptions struct {
+	Title     string   `json:"title"`
+	Body      string   `json:"body,omitempty"`
+	Assignees []string `json:"assignees,omitempty"`
+	Milestone int64    `json:"milestone,omitempty"`
+	Labels    []int64  `json:"labels,omitempty"`
+}
+
+// CreateIssue files a new issue. It is never retried after the request may
+// have reached the server, since a repeat would file a duplicate.
+func (c *Client) CreateIssue(ctx context.Context, owner, repo string, opt CreateIssueOptions) (Issue, error) {
+	var out Issue
+	err := c.send(ctx, request{method: http.MethodPost, path: repoPath(owner, repo) + "/issues", body: opt}, &out)
+	if err != nil {
+		return Issue{}, fmt.Errorf("create issue in %s/%s: %w", owner, repo, err)
+	}
+	return out, nil
+}
+
+// EditIssueOptions is the body of PATCH /repos/{owner}/{repo}/issues/{n}.
+// Only non-nil fields are sent. Milestone 0 clears the milestone; Assignees
+// pointing at an empty slice unassigns everybody.
+type EditIssueOptions struct {
+	Title     *string   `json:"title,omitempty"`
+	Body      *string   `json:"body,omitempty"`
+	State     *string   `json:"state,omitempty"` // "open" or "closed"
+	Milestone *int64    `json:"milestone,omitempty"`
+	Assignees *[]string `json:"assignees,omitempty"`
+}
+
+// EditIssue changes the issue's native fields. The values are absolute, so
+// the request is retried safely.
+func (c *Client) EditIssue(ctx context.Context, owner, repo string, index int64, opt EditIssueOptions) (Issue, error) {
+	var out Issue
+	err := c.send(ctx, request{method: http.MethodPatch, path: issuePath(owner, repo, index), body: opt, retrySafe: true}, &out)
+	if err != nil {
+		return Issue{}, fmt.Errorf("edit issue %s/%s#%d: %w", owner, repo, index, err)
+	}
+	return out, nil
+}
+
+type labelIDs struct {
+	Labels []int64 `json:"labels"`
+}
+
+// AddLabels adds labels (by id) to the issue and returns its labels after.
+// Gitea drops other labels of an exclusive label's scope by itself.
+func (c *Client) AddLabels(ctx context.Context, owner, repo string, index int64, ids []int64) ([]Label, error) {
+	var out []Label
+	err := c.send(ctx, request{method: http.MethodPost, path: issuePath(owner, repo, index) + "/labels",
+		body: labelIDs{Labels: nonNil(ids)}, retrySafe: true}, &out)
+	if err != nil {
+		return nil, fmt.Errorf("add labels %v to %s/%s#%d: %w", ids, owner, repo, index, err)
+	}
+	return out, nil
+}
+
+// ReplaceLabels sets the issue's labels to exactly ids.
+func (c *Client) ReplaceLabels(ctx context.Context, owner, repo string, index int64, ids []int64) ([]Label, error) {
+	var out []Label
+	err := c.send(ctx, request{method: http.MethodPut, path: issuePath(owner, repo, index) + "/labels",
+		body: labelIDs{Labels: nonNil(ids)}, retrySafe: true}, &out)
+	if err != nil {
+		return nil, fmt.Errorf("replace labels of %s/%s#%d with %v: %w", owner, repo, index, ids, err)
+	}
+	return out, nil
+}
+
+// RemoveLabel removes one label (by id) from the issue.
+func (c *Client) RemoveLabel(ctx context.Context, owner, repo string, index, labelID int64) error {
+	path := issuePath(owner, repo, index) + "/labels/" + strconv.FormatInt(labelID, 10)
+	if err := c.send(ctx, request{method: http.MethodDelete, path: path, retrySafe: true}, nil); err != nil {
+		return fmt.Errorf("remove label %d from %s/%s#%d: %w", labelID, owner, repo, index, err)
+	}
+	return nil
+}
+
+// ClearLabels removes every label from the issue.
+func (c *Client) ClearLabels(ctx context.Context, owner, repo string, index int64) error {
+	if err := c.send(ctx, request{method: http.MethodDelete, path: issuePath(owner, repo, index) + "/labels", retrySafe: true}, nil); err != nil {
+		return fmt.Errorf("clear labels of %s/%s#%d: %w", owner, repo, index, err)
+	}
+	return nil
+}
+
+// CreateLabelOptions is the body of POST /repos/{owner}/{repo}/labels.
+type CreateLabelOptions struct {
+	Name        string `json:"name"`
+	Color       string `json:"color"` // "#rrggbb"; a missing "#" is added
+	Exclusive   bool   `json:"exclusive"`
+	Description string `json:"description"`
+}
+
+// CreateLabel creates a repository label. Not retried once it may have
+// reached the server: Gitea would create a second label of the same name.
+func (c *Client) CreateLabel(ctx context.Context, owner, repo string, opt CreateLabelOptions) (Label, error) {
+	if opt.Color != "" && !strings.HasPrefix(opt.Color, "#") {
+		opt.Color = "#" + opt.Color
+	}
+	var out Label
+	if err := c.send(ctx, request{method: http.MethodPost, path: repoPath(owner, repo) + "/labels", body: opt}, &out); err != nil {
+		return Label{}, fmt.Errorf("create label %q in %s/%s: %w", opt.Name, owner, repo, err)
+	}
+	return out, nil
+}
+
+// AddDependency makes issue index depend on dep (which may live in another
+// repository). It is idempotent: an existing dependency is left alone,
+// including the 500 "issue dependency does already exist" Forgejo answers
+// when one appears between the check and the write.
+func (c *Client) AddDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) error {
+	has, err := c.hasDependency(ctx, owner, repo, index, dep)
+	if err != nil {
+		return fmt.Errorf("add dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
+	}
+	if has {
+		return nil
+	}
+	path := issuePath(owner, repo, index) + "/dependencies"
+	err = c.send(ctx, request{method: http.MethodPost, path: path, body: dep, retrySafe: true}, nil)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusInternalServerError &&
+		strings.Contains(strings.ToLower(apiErr.Message), "already exist") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("add dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
+	}
+	return nil
+}
+
+// RemoveDependency removes the dependency of issue index on dep; removing
+// one that does not exist is a no-op.
+func (c *Client) RemoveDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) error {
+	has, err := c.hasDependency(ctx, owner, repo, index, dep)
+	if err != nil {
+		return fmt.Errorf("remove dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
+	}
+	if !has {
+		return nil
+	}
+	path := issuePath(owner, repo, index) + "/dependencies"
+	if err := c.send(ctx, request{method: http.MethodDelete, path: path, body: dep, retrySafe: true}, nil); err != nil {
+		return fmt.Errorf("remove dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
+	}
+	return nil
+}
+
+func (c *Client) hasDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) (bool, error) {
+	deps, err := c.ListDependencies(ctx, owner, repo, index)
+	if err != nil {
+		return false, err
+	}
+	want := dep.Owner + "/" + dep.Repo
+	for _, d := range deps {
+		full := owner + "/" + repo
+		if d.Repository != nil && d.Repository.FullName != "" {
+			full = d.Repository.FullName
+		}
+		if d.Number == dep.Index && strings.EqualFold(full, want) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// EditMilestoneOptions is the body of PATCH
+// /repos/{owner}/{repo}/milestones/{id}. Only non-nil fields are sent.
+type EditMilestoneOptions struct {
+	Title       *string    `json:"title,omitempty"`
+	Description *string    `json:"description,omitempty"`
+	State       *string    `json:"state,omitempty"`
+	DueOn       *time.Time `json:"due_on,omitempty"`
+}
+
+// EditMilestone changes a milestone's native fields.
+func (c *Client) EditMilestone(ctx context.Context, owner, repo string, id int64, opt EditMilestoneOptions) (Milestone, error) {
+	var out Milestone
+	path := repoPath(owner, repo) + "/milestones/" + strconv.FormatInt(id, 10)
+	if err := c.send(ctx, request{method: http.MethodPatch, path: path, body: opt, retrySafe: true}, &out); err != nil {
+		return Milestone{}, fmt.Errorf("edit milestone %d of %s/%s: %w", id, owner, repo, err)
+	}
+	return out, nil
+}
+
+func issuePath(owner, repo string, index int64) string {
+	return repoPath(owner, repo) + "/issues/" + strconv.FormatInt(index, 10)
+}
+
+// nonNil makes an empty id list encode as [] rather than null.
+func nonNil(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+// String returns a pointer to s, for the optional fields of edit options.
+func String(s string) *string { return &s }
+
+// Int64 returns a pointer to n, for the optional fields of edit options.
+func Int64(n int64) *int64 { return &n }
+
+// Strings returns a pointer to ss (non-nil even when empty), for
+// EditIssueOptions.Assignees.
+func Strings(ss ...string) *[]string {
+	if ss == nil {
+		ss = []string{}
+	}
+	return &ss
+}
