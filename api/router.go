@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/gitea"
 )
 
 // DeliverySink takes a verified delivery and returns once it is durably
@@ -19,7 +20,7 @@ type DeliverySink interface {
 }
 
 // DeliveryDecoder turns a Gitea webhook body into a mirror change.
-type DeliveryDecoder func(event string, body []byte) (worker.MirrorChange, error)
+type DeliveryDecoder func(event string, body []byte) (gitea.Change, error)
 
 // ReadinessChecker reports whether the service can do its work.
 type ReadinessChecker func(ctx context.Context) error

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/gitea"
 )
 
 const testSecret = "s3cret"
@@ -43,12 +44,12 @@ func (s *recordingSink) Submit(_ context.Context, d worker.Incoming) error {
 	return nil
 }
 
-func jsonDecoder(event string, body []byte) (worker.MirrorChange, error) {
+func jsonDecoder(event string, body []byte) (gitea.Change, error) {
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
-		return worker.MirrorChange{}, err
+		return gitea.Change{}, err
 	}
-	return worker.MirrorChange{Event: event}, nil
+	return gitea.Change{Event: event}, nil
 }
 
 func newTestRouter(sink *recordingSink) http.Handler {

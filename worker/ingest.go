@@ -13,31 +13,14 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/gitea"
 )
-
-// MirrorChange is what one webhook delivery does to the mirror, already
-// decoded from Gitea's payload. The action is the truth: a label_cleared
-// payload that still lists old labels arrives here with no labels.
-type MirrorChange struct {
-	Event  string
-	Action string
-	Repo   string // "owner/repo" as Gitea spells it
-	// Ignored says why the delivery changes nothing (an event type we do not
-	// use); empty when it applies.
-	Ignored        string
-	Issue          *store.Issue // the issue or pull request after the event
-	IssueDeleted   bool
-	Labels         []store.Label // labels seen in the payload, to keep their metadata
-	Milestone      *store.Milestone
-	Comment        *store.Comment
-	CommentDeleted bool
-}
 
 // Incoming is a verified delivery waiting to be written.
 type Incoming struct {
 	DeliveryID string
 	Payload    []byte
-	Change     MirrorChange
+	Change     gitea.Change
 }
 
 // ErrIngestClosed is returned for deliveries submitted after shutdown began.
@@ -223,10 +206,16 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 		rows := make([]store.Delivery, len(batch))
 		for i, s := range batch {
 			c := s.in.Change
-			rows[i] = store.Delivery{ID: s.in.DeliveryID, Event: c.Event, Action: c.Action, Repo: c.Repo, Ignored: c.Ignored, Payload: s.in.Payload}
+			rows[i] = store.Delivery{ID: s.in.DeliveryID, Event: c.Event, Action: c.Action, Repo: c.Repo, Payload: s.in.Payload}
+			if c.Ignored {
+				rows[i].Ignored = c.Reason
+				if rows[i].Ignored == "" {
+					rows[i].Ignored = "ignored"
+				}
+			}
 			if id, ok := in.ProjectID(c.Repo); ok {
 				rows[i].ProjectID = &id
-			} else if c.Ignored == "" {
+			} else if !c.Ignored {
 				rows[i].Ignored = "repository not configured"
 			}
 		}
@@ -271,7 +260,7 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 }
 
 // applyChange writes one decoded delivery into the mirror.
-func applyChange(ctx context.Context, tx store.Tx, projectID int64, delivery string, c MirrorChange) error {
+func applyChange(ctx context.Context, tx store.Tx, projectID int64, delivery string, c gitea.Change) error {
 	if err := store.UpsertLabels(ctx, tx, projectID, c.Labels); err != nil {
 		return err
 	}

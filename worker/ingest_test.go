@@ -12,6 +12,7 @@ import (
 
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker/gitea"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -32,8 +33,8 @@ func newIngestFixture(t *testing.T) (*store.Pool, *Ingester, store.Project) {
 	return pool, in, p
 }
 
-func issueChange(n int64, title string, at time.Time) MirrorChange {
-	return MirrorChange{Event: "issues", Action: "opened", Repo: "ceo/demo", Issue: &store.Issue{
+func issueChange(n int64, title string, at time.Time) gitea.Change {
+	return gitea.Change{Event: "issues", Action: "opened", Repo: "ceo/demo", Issue: &store.Issue{
 		Number: n, Title: title, State: "open", CreatedAt: at, UpdatedAt: at,
 	}}
 }
