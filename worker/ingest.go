@@ -225,6 +225,7 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 		}
 		touched := map[int64]bool{}
 		var order []int64
+		batches := map[int64]*store.MirrorBatch{}
 		for i, s := range batch {
 			r := rows[i]
 			if !fresh[r.ID] || r.ProjectID == nil || r.Ignored != "" {
@@ -232,12 +233,18 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 			}
 			// A delivery id repeated inside one batch is fresh once.
 			delete(fresh, r.ID)
-			if err := applyChange(ctx, tx, *r.ProjectID, r.ID, s.in.Change); err != nil {
-				return fmt.Errorf("apply delivery %s: %w", r.ID, err)
-			}
-			if !touched[*r.ProjectID] {
+			mb := batches[*r.ProjectID]
+			if mb == nil {
+				mb = store.NewMirrorBatch(*r.ProjectID)
+				batches[*r.ProjectID] = mb
 				touched[*r.ProjectID] = true
 				order = append(order, *r.ProjectID)
+			}
+			queueChange(mb, r.ID, s.in.Change)
+		}
+		for _, id := range order {
+			if err := batches[id].Run(ctx, tx); err != nil {
+				return err
 			}
 		}
 		if len(order) > 0 {
@@ -259,40 +266,34 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 	})
 }
 
-// applyChange writes one decoded delivery into the mirror.
-func applyChange(ctx context.Context, tx store.Tx, projectID int64, delivery string, c gitea.Change) error {
-	if err := store.UpsertLabels(ctx, tx, projectID, c.Labels); err != nil {
-		return err
+// queueChange queues one decoded delivery's mirror writes. Statements run
+// in delivery order, so a later delivery in the batch wins as it would have
+// alone.
+func queueChange(mb *store.MirrorBatch, delivery string, c gitea.Change) {
+	for _, l := range c.Labels {
+		mb.Label(l)
 	}
 	if c.Milestone != nil {
-		if err := store.UpsertMilestones(ctx, tx, projectID, []store.Milestone{*c.Milestone}); err != nil {
-			return err
-		}
+		mb.Milestone(*c.Milestone)
 	}
 	if c.Issue != nil {
 		if c.IssueDeleted {
-			return store.DeleteIssue(ctx, tx, projectID, c.Issue.Number)
+			mb.DeleteIssue(c.Issue.Number)
+			return
 		}
-		if err := store.UpsertIssues(ctx, tx, projectID, []store.IssueWrite{{Issue: *c.Issue, Delivery: delivery}}); err != nil {
-			return err
-		}
+		mb.Issue(store.IssueWrite{Issue: *c.Issue, Delivery: delivery})
 	}
 	if c.Comment != nil {
 		if c.CommentDeleted {
-			if err := store.DeleteComment(ctx, tx, projectID, c.Comment.ID); err != nil {
-				return err
-			}
-		} else if err := store.UpsertComments(ctx, tx, projectID, []store.Comment{*c.Comment}); err != nil {
-			return err
+			mb.DeleteComment(c.Comment.ID)
+		} else {
+			mb.Comment(*c.Comment)
 		}
 		// A comment, even a deleted one, is a sign of life on the issue.
 		at := c.Comment.UpdatedAt
 		if c.CommentDeleted || at.IsZero() {
 			at = time.Now()
 		}
-		if err := store.TouchIssue(ctx, tx, projectID, c.Comment.Issue, at, delivery); err != nil {
-			return err
-		}
+		mb.Touch(c.Comment.Issue, at, delivery)
 	}
-	return nil
 }

@@ -1,0 +1,259 @@
+// Command ingestload measures webhook ingest against the database's raw
+// insert rate on the same machine, in the same run. Each round creates a
+// fresh database, times single-row inserts of a ~5 KB payload from C
+// concurrent writers, then posts N signed, real-shaped deliveries over
+// loopback from C concurrent clients to the real router and ingester, and
+// counts the stored rows afterwards. It prints every round and the medians.
+//
+//	go run ./cmd/ingestload -n 20000 -c 32 -rounds 3
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/commitea/commitea/api"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/gitea/giteafake"
+)
+
+type round struct {
+	rawRate    float64
+	ingestRate float64
+	p50, p99   time.Duration
+	lost       int64
+	errors     int64
+}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ingestload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("ingestload", flag.ContinueOnError)
+	dbURL := fs.String("database", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "administrative database URL; each round creates and drops its own database")
+	n := fs.Int("n", 20000, "deliveries (and raw rows) per round")
+	c := fs.Int("c", 32, "concurrent clients")
+	rounds := fs.Int("rounds", 3, "rounds; medians are reported")
+	issues := fs.Int("issues", 200, "distinct issues the deliveries touch")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	template, err := templateDelivery()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "ingestload: %d deliveries x %d rounds, %d clients, payload %d bytes\n", *n, *rounds, *c, len(template))
+	var rs []round
+	for i := range *rounds {
+		r, err := oneRound(ctx, *dbURL, template, *n, *c, *issues)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", i+1, err)
+		}
+		rs = append(rs, r)
+		fmt.Fprintf(out, "round %d: raw insert %.0f rows/s | ingest %.0f deliveries/s (%.2fx) p50 %s p99 %s | lost %d errors %d\n",
+			i+1, r.rawRate, r.ingestRate, r.ingestRate/r.rawRate, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lost, r.errors)
+	}
+	med := func(f func(round) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	fmt.Fprintf(out, "median: raw insert %.0f rows/s | ingest %.0f deliveries/s | ratio %.2fx | p50 %s p99 %s\n",
+		med(func(r round) float64 { return r.rawRate }), med(func(r round) float64 { return r.ingestRate }),
+		med(func(r round) float64 { return r.ingestRate / r.rawRate }),
+		time.Duration(med(func(r round) float64 { return float64(r.p50) })).Round(10*time.Microsecond),
+		time.Duration(med(func(r round) float64 { return float64(r.p99) })).Round(10*time.Microsecond))
+	return nil
+}
+
+// templateDelivery is a recorded "issues opened" body; each delivery swaps
+// in its own issue number and title, then is signed like Gitea signs.
+func templateDelivery() ([]byte, error) {
+	ds, err := giteafake.Deliveries()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if d.Name == "002-issues-opened" {
+			return d.RawBody, nil
+		}
+	}
+	return nil, fmt.Errorf("recorded delivery 002-issues-opened missing")
+}
+
+func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issues int) (round, error) {
+	var r round
+	dbURL, drop, err := freshDatabase(ctx, adminURL)
+	if err != nil {
+		return r, err
+	}
+	defer drop()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return r, err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool, log); err != nil {
+		return r, err
+	}
+
+	// Raw single-row inserts, synchronous commit, same payload size.
+	if _, err := pool.Exec(ctx, `CREATE TABLE raw_insert (id bigserial PRIMARY KEY, delivery text UNIQUE, payload bytea)`); err != nil {
+		return r, err
+	}
+	var next atomic.Int64
+	start := time.Now()
+	var wg sync.WaitGroup
+	var rawErr atomic.Value
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				if _, err := pool.Exec(ctx, `INSERT INTO raw_insert (delivery, payload) VALUES ($1, $2)`, fmt.Sprint("raw-", i), template); err != nil {
+					rawErr.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := rawErr.Load().(error); err != nil {
+		return r, fmt.Errorf("raw insert: %w", err)
+	}
+	r.rawRate = float64(n) / time.Since(start).Seconds()
+
+	// The real ingest path over loopback.
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		return r, err
+	}
+	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{Log: log})
+	if err != nil {
+		return r, err
+	}
+	in := worker.NewIngester(pool, jobs, []store.Project{p}, log, worker.IngesterConfig{})
+	in.Start()
+	defer in.Close()
+	const secret = "load-secret"
+	srv := httptest.NewServer(api.NewRouter(api.Config{WebhookSecret: secret, Sink: in, Decode: gitea.DecodeDelivery, Log: log}))
+	defer srv.Close()
+	bodies := make([][]byte, n)
+	for i := range n {
+		num := i%issues + 1
+		b := bytes.Replace(template, []byte(`"number": 1,`), []byte(fmt.Sprintf(`"number": %d,`, num)), -1)
+		b = bytes.Replace(b, []byte("Widget breaks on Tuesdays"), []byte(fmt.Sprintf("Widget breaks on Tuesdays %d", i)), 1)
+		bodies[i] = b
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}}
+	lat := make([]time.Duration, n)
+	var failures atomic.Int64
+	next.Store(0)
+	start = time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				body := bodies[i]
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/webhooks/gitea", bytes.NewReader(body))
+				mac := hmac.New(sha256.New, []byte(secret))
+				mac.Write(body)
+				req.Header.Set("X-Gitea-Signature", hex.EncodeToString(mac.Sum(nil)))
+				req.Header.Set("X-Gitea-Event", "issues")
+				req.Header.Set("X-Gitea-Delivery", fmt.Sprintf("load-%d", i))
+				req.Header.Set("Content-Type", "application/json")
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				lat[i] = time.Since(t0)
+				if err != nil || resp.StatusCode != http.StatusAccepted {
+					failures.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	r.ingestRate = float64(n) / elapsed.Seconds()
+	slices.Sort(lat)
+	r.p50 = lat[n/2]
+	r.p99 = lat[n*99/100]
+	r.errors = failures.Load()
+	stored, err := store.CountDeliveries(ctx, pool)
+	if err != nil {
+		return r, err
+	}
+	r.lost = int64(n) - stored
+	return r, nil
+}
+
+func freshDatabase(ctx context.Context, adminURL string) (string, func(), error) {
+	admin, err := store.Open(ctx, adminURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w (is PostgreSQL running? set -database or TEST_DATABASE_URL)", err)
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name := "commitea_load_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		return "", nil, fmt.Errorf("create database: %w", err)
+	}
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	drop := func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close()
+	}
+	return u.String(), drop, nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

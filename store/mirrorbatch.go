@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// MirrorBatch queues mirror writes and sends them in one round trip. The
+// webhook ingester writes a whole group commit through one batch, so a
+// transaction of a hundred deliveries costs a handful of round trips rather
+// than a hundred.
+type MirrorBatch struct {
+	projectID int64
+	b         pgx.Batch
+}
+
+// NewMirrorBatch starts a batch of writes to one project's mirror.
+func NewMirrorBatch(projectID int64) *MirrorBatch { return &MirrorBatch{projectID: projectID} }
+
+// Len is the number of queued statements.
+func (m *MirrorBatch) Len() int { return m.b.Len() }
+
+// Issue queues an issue upsert (newest updated_at wins).
+func (m *MirrorBatch) Issue(w IssueWrite) { queueIssueUpsert(&m.b, m.projectID, w) }
+
+// DeleteIssue queues the removal of an issue and what hangs off it.
+func (m *MirrorBatch) DeleteIssue(number int64) {
+	m.b.Queue(`DELETE FROM issues WHERE project_id = $1 AND number = $2`, m.projectID, number)
+	m.b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND (issue = $2 OR (depends_on = $2 AND depends_on_repo = ''))`, m.projectID, number)
+	m.b.Queue(`DELETE FROM comments WHERE project_id = $1 AND issue = $2`, m.projectID, number)
+	m.b.Queue(`DELETE FROM tracked_times WHERE project_id = $1 AND issue = $2`, m.projectID, number)
+	m.b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, m.projectID, number)
+}
+
+// Label queues a label upsert.
+func (m *MirrorBatch) Label(l Label) {
+	m.b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, color = EXCLUDED.color,
+		description = EXCLUDED.description, exclusive = EXCLUDED.exclusive`,
+		m.projectID, l.ID, l.Name, l.Color, l.Description, l.Exclusive)
+}
+
+// Milestone queues a milestone upsert.
+func (m *MirrorBatch) Milestone(x Milestone) {
+	m.b.Queue(upsertMilestoneSQL, m.projectID, x.ID, x.Title, x.Description, x.State, x.DueOn, x.ClosedAt, x.UpdatedAt)
+}
+
+// Comment queues a comment upsert.
+func (m *MirrorBatch) Comment(c Comment) {
+	m.b.Queue(`INSERT INTO comments (project_id, id, issue, author, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (project_id, id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
+		m.projectID, c.ID, c.Issue, c.Author, c.Body, c.CreatedAt, c.UpdatedAt)
+}
+
+// DeleteComment queues a comment's removal.
+func (m *MirrorBatch) DeleteComment(id int64) {
+	m.b.Queue(`DELETE FROM comments WHERE project_id = $1 AND id = $2`, m.projectID, id)
+}
+
+// Touch queues a sign of activity on an issue.
+func (m *MirrorBatch) Touch(number int64, at time.Time, delivery string) {
+	m.b.Queue(`UPDATE issues SET last_activity_at = GREATEST(last_activity_at, $3),
+		last_delivery = CASE WHEN $4 = '' THEN last_delivery ELSE $4 END
+		WHERE project_id = $1 AND number = $2`, m.projectID, number, at, delivery)
+}
+
+// Run sends the queued writes.
+func (m *MirrorBatch) Run(ctx context.Context, q DBTX) error {
+	if m.b.Len() == 0 {
+		return nil
+	}
+	return runBatch(ctx, q, &m.b, "write mirror batch")
+}
