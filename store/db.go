@@ -63,3 +63,14 @@ func InTx(ctx context.Context, pool *Pool, fn func(tx Tx) error) error {
 }
 
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// InSnapshotTx runs fn in a read-only, repeatable-read transaction, so that
+// everything fn reads comes from one consistent state of the database.
+func InSnapshotTx(ctx context.Context, pool *Pool, fn func(tx Tx) error) error {
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	return fn(tx)
+}

@@ -3,30 +3,258 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/commitea/commitea/api"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/gitea"
 )
 
-// The subcommands' bodies. main.go has already parsed flags, loaded and
-// validated cfg for the command, and set m.logger; register resources that
-// must outlive the call (a database pool, say) with m.addCloser.
-
-// serve runs the HTTP API (opts.Role.RunsAPI) and/or the River worker
-// (opts.Role.RunsWorker) until ctx is cancelled, then shuts down gracefully.
-func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
-	return errors.New("serve: not wired yet")
+// openDatabase connects to the configured database and registers the pool
+// for Close.
+func (m *Main) openDatabase(ctx context.Context, cfg Config) (*store.Pool, error) {
+	pool, err := store.Open(ctx, cfg.Database.URL.Reveal())
+	if err != nil {
+		return nil, err
+	}
+	m.addCloser(func() error { pool.Close(); return nil })
+	return pool, nil
 }
 
 // migrate applies the embedded migrations under an advisory lock and exits.
 func (m *Main) migrate(ctx context.Context, cfg Config) error {
-	return errors.New("migrate: not wired yet")
+	pool, err := m.openDatabase(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := store.Migrate(ctx, pool, m.logger); err != nil {
+		return err
+	}
+	fmt.Fprintln(m.Stdout, "migrations are current")
+	return nil
+}
+
+// ensureProjects makes sure every configured project has its row.
+func ensureProjects(ctx context.Context, pool *store.Pool, names []string) ([]store.Project, error) {
+	out := make([]store.Project, 0, len(names))
+	for _, n := range names {
+		owner, repo, _ := strings.Cut(n, "/")
+		p, err := store.EnsureProject(ctx, pool, owner, repo)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (m *Main) giteaClient(cfg Config) (*gitea.Client, error) {
+	return gitea.New(cfg.Gitea.URL, cfg.Gitea.Token.Reveal(), gitea.Options{Logger: m.logger, UserAgent: "commitea"})
+}
+
+// serve runs the HTTP API (opts.Role.RunsAPI) and/or the River worker
+// (opts.Role.RunsWorker) until ctx is cancelled, then shuts down gracefully:
+// the listener stops taking requests, queued deliveries are written and
+// answered, and running jobs get time to finish.
+func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
+	pool, err := m.openDatabase(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := store.Migrate(ctx, pool, m.logger); err != nil {
+		return err
+	}
+	projects, err := ensureProjects(ctx, pool, cfg.Projects)
+	if err != nil {
+		return err
+	}
+	gc, err := m.giteaClient(cfg)
+	if err != nil {
+		return err
+	}
+	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Log: m.logger}
+	engine, err := m.newRecomputer(cfg, pool)
+	if err != nil {
+		return err
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
+	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
+	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
+		Work:     opts.Role.RunsWorker(),
+		Workers:  workers,
+		Periodic: worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
+		Log:      m.logger,
+	})
+	if err != nil {
+		return err
+	}
+	syncer.Jobs = jobs
+
+	if opts.Role.RunsWorker() {
+		if err := jobs.Start(ctx); err != nil {
+			return fmt.Errorf("start jobs: %w", err)
+		}
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if err := jobs.Stop(stopCtx); err != nil {
+				m.logger.Warn("stop jobs", slog.Any("error", err))
+			}
+		}()
+		// A project never backfilled gets its history now; the unique
+		// job keeps replicas from doing it twice.
+		for _, p := range projects {
+			st, err := store.GetSyncState(ctx, pool, p.ID)
+			if err != nil {
+				return err
+			}
+			if st.BackfillDoneAt == nil {
+				if _, err := jobs.Insert(ctx, worker.BackfillArgs{ProjectID: p.ID}, nil); err != nil {
+					return fmt.Errorf("enqueue backfill of %s: %w", p.FullName(), err)
+				}
+			}
+		}
+	}
+
+	if !opts.Role.RunsAPI() {
+		m.logger.Info("worker running", slog.Int("projects", len(projects)))
+		<-ctx.Done()
+		return nil
+	}
+	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
+	ingest.Start()
+	router := api.NewRouter(api.Config{
+		WebhookSecret: cfg.Gitea.WebhookSecret.Reveal(),
+		MaxBodyBytes:  cfg.Server.MaxBodyBytes,
+		Sink:          ingest,
+		Decode:        gitea.DecodeDelivery,
+		Ready:         readiness(pool),
+		Log:           m.logger,
+	})
+	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		ingest.Close()
+		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+	}
+	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+		err = srv.Shutdown(shutCtx)
+		cancel()
+	}
+	ingest.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// readiness is up when the database answers and every migration is in.
+func readiness(pool *store.Pool) api.ReadinessChecker {
+	return func(ctx context.Context) error {
+		ok, err := store.MigrationsCurrent(ctx, pool)
+		if err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		if !ok {
+			return errors.New("migrations pending")
+		}
+		return nil
+	}
 }
 
 // syncProjects imports (first time) or repairs (afterwards) the mirror of
-// opts.Projects from the Gitea API.
+// opts.Projects from the Gitea API, with a progress line on a terminal.
 func (m *Main) syncProjects(ctx context.Context, cfg Config, opts syncOptions) error {
-	return errors.New("sync: not wired yet")
+	pool, err := m.openDatabase(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := store.Migrate(ctx, pool, m.logger); err != nil {
+		return err
+	}
+	projects, err := ensureProjects(ctx, pool, opts.Projects)
+	if err != nil {
+		return err
+	}
+	gc, err := m.giteaClient(cfg)
+	if err != nil {
+		return err
+	}
+	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{Log: m.logger})
+	if err != nil {
+		return err
+	}
+	tty := isTerminal(m.Stdout)
+	for _, p := range projects {
+		name := p.FullName()
+		s := &worker.Syncer{Pool: pool, Gitea: gc, Jobs: jobs, Log: m.logger}
+		if tty {
+			s.Progress = func(done, total int) {
+				fmt.Fprintf(m.Stdout, "\r%s: %d/%d issues", name, done, total)
+			}
+		}
+		start := time.Now()
+		if err := s.Backfill(ctx, p); err != nil {
+			if tty {
+				fmt.Fprintln(m.Stdout)
+			}
+			return fmt.Errorf("sync %s: %w", name, err)
+		}
+		if tty {
+			fmt.Fprintln(m.Stdout)
+		}
+		fmt.Fprintf(m.Stdout, "%s: synced in %s\n", name, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
 func (m *Main) backtest(ctx context.Context, cfg Config, args []string) error {
 	return errors.New("backtest: not wired yet")
+}
+
+// newRecomputer builds the engine the recompute job runs.
+func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, error) {
+	people, err := cfg.ConfiguredPeople()
+	if err != nil {
+		return nil, err
+	}
+	def, err := cfg.DefaultCalendar()
+	if err != nil {
+		return nil, err
+	}
+	return &worker.Forecaster{
+		Pool:             pool,
+		Log:              m.logger,
+		Trials:           cfg.Forecast.Trials,
+		StaleWorkingDays: cfg.Lifecycle.StaleWorkingDays,
+		DefaultCalendar:  def,
+		People:           people,
+	}, nil
 }

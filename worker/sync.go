@@ -1,0 +1,372 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/gitea"
+)
+
+// GiteaReader is what backfill and reconcile read from Gitea.
+type GiteaReader interface {
+	ListIssues(ctx context.Context, owner, repo string, since time.Time) ([]gitea.Issue, error)
+	ListPulls(ctx context.Context, owner, repo string) ([]gitea.PullRequest, error)
+	ListLabels(ctx context.Context, owner, repo string) ([]gitea.Label, error)
+	ListMilestones(ctx context.Context, owner, repo string) ([]gitea.Milestone, error)
+	ListDependencies(ctx context.Context, owner, repo string, index int64) ([]gitea.Issue, error)
+	ListTrackedTimes(ctx context.Context, owner, repo string, since time.Time) ([]gitea.TrackedTime, error)
+	ListComments(ctx context.Context, owner, repo string, since time.Time) ([]gitea.Comment, error)
+	IssueTimeline(ctx context.Context, owner, repo string, index int64) ([]gitea.TimelineComment, error)
+}
+
+// TimelineReplayer rebuilds an issue's lifecycle transitions from its
+// timeline; the lifecycle rules live in the scheduler.
+type TimelineReplayer interface {
+	Replay(issue store.Issue, events []store.TimelineEvent, pulls []store.Issue, now time.Time) []store.Transition
+}
+
+// Syncer brings a project's mirror in line with Gitea: a full backfill the
+// first time, then cheap reconciles of what changed since the last sync.
+type Syncer struct {
+	Pool  *store.Pool
+	Gitea GiteaReader
+	Jobs  JobInserter
+	Log   *slog.Logger
+	// Replayer, when set, rebuilds transitions during backfill.
+	Replayer TimelineReplayer
+	// Now is the clock; tests set it.
+	Now func() time.Time
+	// Progress, when set, hears how far a backfill is (done of total issues).
+	Progress func(done, total int)
+}
+
+// sinceOverlap re-reads a little before the last sync: Gitea's updated_at
+// has one-second resolution and clocks drift, and re-reading is harmless.
+const sinceOverlap = 2 * time.Minute
+
+// backfillCheckpoint is how many issues a backfill imports between commits
+// of its cursor, so a crash loses at most that much work.
+const backfillCheckpoint = 50
+
+func (s *Syncer) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Backfill imports a project's full history: labels, milestones, issues,
+// pull requests, dependencies, tracked time, comments and each issue's
+// timeline. It is idempotent, and resumes from its cursor after a crash.
+func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
+	started := s.now()
+	state, err := store.GetSyncState(ctx, s.Pool, p.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.syncWhole(ctx, p, time.Time{}); err != nil {
+		return err
+	}
+	issues, err := s.Gitea.ListIssues(ctx, p.Owner, p.Name, time.Time{})
+	if err != nil {
+		return err
+	}
+	pulls, err := s.Gitea.ListPulls(ctx, p.Owner, p.Name)
+	if err != nil {
+		return err
+	}
+	rows := issueRows(issues, pulls)
+	if err := store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		return store.UpsertIssues(ctx, tx, p.ID, writes(rows))
+	}); err != nil {
+		return fmt.Errorf("backfill %s: %w", p.FullName(), err)
+	}
+	var pullRows []store.Issue
+	for _, r := range rows {
+		if r.IsPull {
+			pullRows = append(pullRows, r)
+		}
+	}
+	// Per-issue detail, in number order, resuming after the cursor.
+	total := len(rows)
+	for i := 0; i < len(rows); {
+		end := min(i+backfillCheckpoint, len(rows))
+		chunk := rows[i:end]
+		i = end
+		if chunk[len(chunk)-1].Number <= state.BackfillCursor {
+			s.progress(i, total)
+			continue
+		}
+		type detail struct {
+			deps     []store.Dependency
+			timeline []store.TimelineEvent
+		}
+		details := make([]detail, len(chunk))
+		for k, r := range chunk {
+			if r.Number <= state.BackfillCursor {
+				continue
+			}
+			deps, err := s.dependencies(ctx, p, r.Number)
+			if err != nil {
+				return err
+			}
+			tl, err := s.Gitea.IssueTimeline(ctx, p.Owner, p.Name, r.Number)
+			if err != nil {
+				return err
+			}
+			evs := make([]store.TimelineEvent, 0, len(tl))
+			for _, c := range tl {
+				evs = append(evs, c.Row(r.Number))
+			}
+			details[k] = detail{deps: deps, timeline: evs}
+		}
+		cursor := chunk[len(chunk)-1].Number
+		err := store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+			for k, r := range chunk {
+				if r.Number <= state.BackfillCursor {
+					continue
+				}
+				if err := store.ReplaceDependencies(ctx, tx, p.ID, r.Number, details[k].deps); err != nil {
+					return err
+				}
+				if err := store.ReplaceTimeline(ctx, tx, p.ID, r.Number, details[k].timeline); err != nil {
+					return err
+				}
+				if s.Replayer != nil && !r.IsPull {
+					ts := s.Replayer.Replay(r, details[k].timeline, pullRows, started)
+					if err := store.ReplaceTransitions(ctx, tx, p.ID, r.Number, ts); err != nil {
+						return err
+					}
+				}
+			}
+			state.BackfillCursor = cursor
+			return store.PutSyncState(ctx, tx, state)
+		})
+		if err != nil {
+			return fmt.Errorf("backfill %s up to #%d: %w", p.FullName(), cursor, err)
+		}
+		s.progress(i, total)
+	}
+	times, err := s.Gitea.ListTrackedTimes(ctx, p.Owner, p.Name, time.Time{})
+	if err != nil {
+		return err
+	}
+	comments, err := s.Gitea.ListComments(ctx, p.Owner, p.Name, time.Time{})
+	if err != nil {
+		return err
+	}
+	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		if err := store.UpsertTrackedTimes(ctx, tx, p.ID, gitea.Rows[gitea.TrackedTime, store.TrackedTime](times)); err != nil {
+			return err
+		}
+		if err := s.writeComments(ctx, tx, p.ID, comments); err != nil {
+			return err
+		}
+		state.LastSyncedAt = &started
+		state.BackfillDoneAt = &started
+		if err := store.PutSyncState(ctx, tx, state); err != nil {
+			return err
+		}
+		return s.markChanged(ctx, tx, p.ID)
+	})
+}
+
+// Reconcile repairs the mirror from what changed in Gitea since the last
+// sync: issues and pull requests by their updated_at (adding a dependency
+// or tracked time bumps it too), with their dependencies, plus labels and
+// milestones listed whole, since Gitea sends no webhook for those. Without
+// a previous sync it runs a backfill.
+func (s *Syncer) Reconcile(ctx context.Context, p store.Project) error {
+	state, err := store.GetSyncState(ctx, s.Pool, p.ID)
+	if err != nil {
+		return err
+	}
+	if state.LastSyncedAt == nil || state.BackfillDoneAt == nil {
+		return s.Backfill(ctx, p)
+	}
+	started := s.now()
+	since := state.LastSyncedAt.Add(-sinceOverlap)
+	labels, err := s.Gitea.ListLabels(ctx, p.Owner, p.Name)
+	if err != nil {
+		return err
+	}
+	milestones, err := s.Gitea.ListMilestones(ctx, p.Owner, p.Name)
+	if err != nil {
+		return err
+	}
+	issues, err := s.Gitea.ListIssues(ctx, p.Owner, p.Name, since)
+	if err != nil {
+		return err
+	}
+	var pulls []gitea.PullRequest
+	changedPull := map[int64]bool{}
+	for _, i := range issues {
+		if i.IsPull() {
+			changedPull[i.Number] = true
+		}
+	}
+	if len(changedPull) > 0 {
+		all, err := s.Gitea.ListPulls(ctx, p.Owner, p.Name)
+		if err != nil {
+			return err
+		}
+		for _, pr := range all {
+			if changedPull[pr.Number] {
+				pulls = append(pulls, pr)
+			}
+		}
+	}
+	rows := issueRows(issues, pulls)
+	deps := make(map[int64][]store.Dependency, len(rows))
+	for _, r := range rows {
+		d, err := s.dependencies(ctx, p, r.Number)
+		if err != nil {
+			return err
+		}
+		deps[r.Number] = d
+	}
+	times, err := s.Gitea.ListTrackedTimes(ctx, p.Owner, p.Name, since)
+	if err != nil {
+		return err
+	}
+	comments, err := s.Gitea.ListComments(ctx, p.Owner, p.Name, since)
+	if err != nil {
+		return err
+	}
+	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		if err := store.ReplaceLabels(ctx, tx, p.ID, gitea.Rows[gitea.Label, store.Label](labels)); err != nil {
+			return err
+		}
+		if err := store.ReplaceMilestones(ctx, tx, p.ID, gitea.Rows[gitea.Milestone, store.Milestone](milestones)); err != nil {
+			return err
+		}
+		if err := store.UpsertIssues(ctx, tx, p.ID, writes(rows)); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := store.ReplaceDependencies(ctx, tx, p.ID, r.Number, deps[r.Number]); err != nil {
+				return err
+			}
+		}
+		if err := store.UpsertTrackedTimes(ctx, tx, p.ID, gitea.Rows[gitea.TrackedTime, store.TrackedTime](times)); err != nil {
+			return err
+		}
+		if err := s.writeComments(ctx, tx, p.ID, comments); err != nil {
+			return err
+		}
+		state.LastSyncedAt = &started
+		if err := store.PutSyncState(ctx, tx, state); err != nil {
+			return err
+		}
+		return s.markChanged(ctx, tx, p.ID)
+	})
+}
+
+// syncWhole replaces the small, whole-listed parts: labels and milestones.
+func (s *Syncer) syncWhole(ctx context.Context, p store.Project, _ time.Time) error {
+	labels, err := s.Gitea.ListLabels(ctx, p.Owner, p.Name)
+	if err != nil {
+		return err
+	}
+	milestones, err := s.Gitea.ListMilestones(ctx, p.Owner, p.Name)
+	if err != nil {
+		return err
+	}
+	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		if err := store.ReplaceLabels(ctx, tx, p.ID, gitea.Rows[gitea.Label, store.Label](labels)); err != nil {
+			return err
+		}
+		return store.ReplaceMilestones(ctx, tx, p.ID, gitea.Rows[gitea.Milestone, store.Milestone](milestones))
+	})
+}
+
+func (s *Syncer) dependencies(ctx context.Context, p store.Project, number int64) ([]store.Dependency, error) {
+	blockers, err := s.Gitea.ListDependencies(ctx, p.Owner, p.Name, number)
+	if err != nil {
+		return nil, err
+	}
+	deps := make([]store.Dependency, 0, len(blockers))
+	for _, b := range blockers {
+		d := store.Dependency{Issue: number, DependsOn: b.Number}
+		if b.Repository != nil && b.Repository.FullName != "" && !strings.EqualFold(b.Repository.FullName, p.FullName()) {
+			d.DependsOnRepo = b.Repository.FullName
+		}
+		deps = append(deps, d)
+	}
+	return deps, nil
+}
+
+func (s *Syncer) writeComments(ctx context.Context, tx store.Tx, projectID int64, comments []gitea.Comment) error {
+	rows := gitea.Rows[gitea.Comment, store.Comment](comments)
+	if err := store.UpsertComments(ctx, tx, projectID, rows); err != nil {
+		return err
+	}
+	for _, c := range rows {
+		if c.Issue == 0 {
+			continue
+		}
+		if err := store.TouchIssue(ctx, tx, projectID, c.Issue, c.UpdatedAt, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markChanged moves the change counter and enqueues a recompute, in the
+// transaction of the writes it is about.
+func (s *Syncer) markChanged(ctx context.Context, tx store.Tx, projectID int64) error {
+	if err := store.BumpChangeCounters(ctx, tx, []int64{projectID}); err != nil {
+		return err
+	}
+	if s.Jobs == nil {
+		return nil
+	}
+	if _, err := s.Jobs.InsertManyTx(ctx, tx, []river.InsertManyParams{{Args: RecomputeArgs{ProjectID: projectID}}}); err != nil {
+		return fmt.Errorf("enqueue recompute: %w", err)
+	}
+	return nil
+}
+
+func (s *Syncer) progress(done, total int) {
+	if s.Progress != nil {
+		s.Progress(done, total)
+	}
+}
+
+// issueRows merges the issues listing with the pulls listing: a pull
+// request's row comes from the pulls API, which knows its head branch, as
+// its webhook does.
+func issueRows(issues []gitea.Issue, pulls []gitea.PullRequest) []store.Issue {
+	byNumber := make(map[int64]store.Issue, len(issues))
+	for _, i := range issues {
+		byNumber[i.Number] = i.Row()
+	}
+	for _, pr := range pulls {
+		row := pr.Row()
+		if prev, ok := byNumber[pr.Number]; ok && prev.UpdatedAt.After(row.UpdatedAt) {
+			row.UpdatedAt = prev.UpdatedAt
+		}
+		byNumber[pr.Number] = row
+	}
+	out := make([]store.Issue, 0, len(byNumber))
+	for _, r := range byNumber {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Number < out[b].Number })
+	return out
+}
+
+func writes(rows []store.Issue) []store.IssueWrite {
+	out := make([]store.IssueWrite, len(rows))
+	for i, r := range rows {
+		out[i] = store.IssueWrite{Issue: r}
+	}
+	return out
+}
