@@ -150,6 +150,9 @@ type request struct {
 	// retrySafe: repeating the request cannot do harm (GET, PUT, DELETE,
 	// PATCH with absolute values, POSTs that are idempotent in effect).
 	retrySafe bool
+	// final, when set, marks failed responses that retrying cannot change
+	// (e.g. Forgejo's 500 for a duplicate dependency).
+	final func(status int, message string) bool
 }
 
 // response is a completed call.
@@ -200,6 +203,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 			return resp, nil
 		case resp.status == http.StatusTooManyRequests || resp.status >= 500:
 			apiErr.Status, apiErr.Message = resp.status, serverMessage(resp.body)
+			if r.final != nil && r.final(resp.status, apiErr.Message) {
+				return nil, apiErr
+			}
 			// 429 means the server refused without acting; a 5xx may have
 			// acted, so only safe requests repeat.
 			if resp.status != http.StatusTooManyRequests && !r.retrySafe {

@@ -130,10 +130,9 @@ func (c *Client) AddDependency(ctx context.Context, owner, repo string, index in
 		return nil
 	}
 	path := issuePath(owner, repo, index) + "/dependencies"
-	err = c.send(ctx, request{method: http.MethodPost, path: path, body: dep, retrySafe: true}, nil)
+	err = c.send(ctx, request{method: http.MethodPost, path: path, body: dep, retrySafe: true, final: dependencyExists}, nil)
 	var apiErr *APIError
-	if errors.As(err, &apiErr) && apiErr.Status == http.StatusInternalServerError &&
-		strings.Contains(strings.ToLower(apiErr.Message), "already exist") {
+	if errors.As(err, &apiErr) && dependencyExists(apiErr.Status, apiErr.Message) {
 		return nil
 	}
 	if err != nil {
@@ -157,6 +156,12 @@ func (c *Client) RemoveDependency(ctx context.Context, owner, repo string, index
 		return fmt.Errorf("remove dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
 	}
 	return nil
+}
+
+// dependencyExists recognises Forgejo's answer to a duplicate dependency:
+// 500 "issue dependency does already exist".
+func dependencyExists(status int, message string) bool {
+	return status == http.StatusInternalServerError && strings.Contains(strings.ToLower(message), "already exist")
 }
 
 func (c *Client) hasDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) (bool, error) {
