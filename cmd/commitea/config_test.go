@@ -30,7 +30,7 @@ func writeFile(t *testing.T, name, content string) string {
 // validEnv is the smallest environment serve accepts.
 func validEnv() map[string]string {
 	return map[string]string{
-		"DATABASE_URL":            "postgres://commitea:pg-password-123@db:5432/commitea?sslmode=disable",
+		"DATABASE_URL":            "postgres://commitea:pg-password-123@127.0.0.1:1/commitea?sslmode=disable",
 		"GITEA_URL":               "http://gitea:3000",
 		"GITEA_TOKEN":             "gitea-token-abcdef0123456789",
 		"COMMITEA_WEBHOOK_SECRET": "webhook-secret-0123456789",
@@ -480,7 +480,7 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 	if !strings.Contains(cfg.String(), "[redacted]") || !strings.Contains(cfg.String(), `url = "http://gitea:3000"`) {
 		t.Errorf("String should show non-secrets and mark secrets:\n%s", cfg.String())
 	}
-	if !strings.Contains(logText.String(), "db:5432/commitea") || !strings.Contains(logText.String(), "gitea_token=set") {
+	if !strings.Contains(logText.String(), "127.0.0.1:1/commitea") || !strings.Contains(logText.String(), "gitea_token=set") {
 		t.Errorf("log should name the database host and say the token is set:\n%s", logText.String())
 	}
 	if Secret("").String() != "" {

@@ -45,14 +45,14 @@ func TestRunDispatch(t *testing.T) {
 		{name: "version extra args", args: []string{"version", "x"}, wantErr: "unexpected arguments: x", usage: true},
 		{name: "serve bad role", env: full, args: []string{"serve", "--role", "boss"}, wantErr: "must be all, api or worker", usage: true},
 		{name: "serve missing config", env: map[string]string{}, args: []string{"serve"}, wantErr: "config: DATABASE_URL (database.url): required for serve"},
-		{name: "serve", env: full, args: []string{"serve"}, wantErr: "serve: not wired yet", wantStder: "configuration loaded"},
-		{name: "serve api", env: full, args: []string{"serve", "--role=api"}, wantErr: "serve: not wired yet"},
-		{name: "serve worker", env: full, args: []string{"serve", "-role", "worker"}, wantErr: "serve: not wired yet"},
-		{name: "migrate needs only db", env: map[string]string{"DATABASE_URL": full["DATABASE_URL"]}, args: []string{"migrate"}, wantErr: "migrate: not wired yet"},
+		{name: "serve", env: full, args: []string{"serve"}, wantErr: "database", wantStder: "configuration loaded"},
+		{name: "serve api", env: full, args: []string{"serve", "--role=api"}, wantErr: "database"},
+		{name: "serve worker", env: full, args: []string{"serve", "-role", "worker"}, wantErr: "database"},
+		{name: "migrate needs only db", env: map[string]string{"DATABASE_URL": full["DATABASE_URL"]}, args: []string{"migrate"}, wantErr: "database"},
 		{name: "migrate without db", env: map[string]string{}, args: []string{"migrate"}, wantErr: "DATABASE_URL (database.url): required for migrate"},
 		{name: "sync bad project", env: full, args: []string{"sync", "--project", "nope"}, wantErr: `"nope" is not in owner/repo form`, usage: true},
-		{name: "sync one project", env: full, args: []string{"sync", "--project", "acme/widgets"}, wantErr: "sync: not wired yet"},
-		{name: "sync configured projects", env: full, args: []string{"sync"}, wantErr: "sync: not wired yet"},
+		{name: "sync one project", env: full, args: []string{"sync", "--project", "acme/widgets"}, wantErr: "database"},
+		{name: "sync configured projects", env: full, args: []string{"sync"}, wantErr: "database"},
 		{name: "sync nothing to sync", env: map[string]string{"DATABASE_URL": "postgres://x@db/x", "GITEA_URL": "http://gitea"}, args: []string{"sync"}, wantErr: "no project", usage: true},
 		{name: "backtest passes flags", env: map[string]string{}, args: []string{"backtest", "--cutoffs", "30", "-x"}, wantErr: "backtest: not wired yet"},
 	}
@@ -83,7 +83,7 @@ func TestRunDispatch(t *testing.T) {
 func TestRunConfigFlagAndEnv(t *testing.T) {
 	path := writeFile(t, "c.toml", `projects = ["file/one"]
 [database]
-url = "postgres://file@db/file"
+url = "postgres://file@127.0.0.1:1/file"
 [gitea]
 url = "http://gitea"
 webhook_secret = "file-webhook-secret-0123"
@@ -95,7 +95,7 @@ format = "json"
 		{"serve", "--config", path},
 	} {
 		_, errOut, err := run(t, nil, args...)
-		if err == nil || !strings.Contains(err.Error(), "not wired yet") {
+		if err == nil || !strings.Contains(err.Error(), "reach database") {
 			t.Errorf("%v: %v", args, err)
 		}
 		if !strings.Contains(errOut, `"msg":"configuration loaded"`) {
@@ -103,7 +103,7 @@ format = "json"
 		}
 	}
 	_, _, err := run(t, map[string]string{"COMMITEA_CONFIG": path}, "migrate")
-	if err == nil || !strings.Contains(err.Error(), "migrate: not wired yet") {
+	if err == nil || !strings.Contains(err.Error(), "reach database") {
 		t.Errorf("COMMITEA_CONFIG: %v", err)
 	}
 }
