@@ -1,0 +1,76 @@
+package scheduler
+
+import "time"
+
+// Input is everything one forecast needs, already read out of the mirror.
+// The forecast never looks at anything else, so a hash of Input identifies
+// its output.
+type Input struct {
+	Now         time.Time
+	People      []Person
+	Milestones  []Milestone
+	Issues      []Issue // open and done; done issues only satisfy dependencies
+	Calibration Calibration
+}
+
+// Options tunes a forecast run. The zero value means 2,000 trials, a seed
+// derived from the input, and every core.
+type Options struct {
+	Trials  int    // default 2,000; at most 100,000
+	Seed    uint64 // 0: derived from the input
+	Workers int    // 0: runtime.GOMAXPROCS
+}
+
+// Forecast is the Monte Carlo schedule's output. Slices are sorted (issues
+// by number, milestones by id, load by login) so equal inputs encode to
+// equal bytes.
+type Forecast struct {
+	Now        time.Time           `json:"now"`
+	Trials     int                 `json:"trials"`
+	Seed       uint64              `json:"seed"`
+	Issues     []IssueForecast     `json:"issues"`
+	Milestones []MilestoneForecast `json:"milestones"`
+	Load       []PersonLoad        `json:"load"`
+}
+
+// IssueForecast is one open issue's finish-date range.
+type IssueForecast struct {
+	Number int64     `json:"number"`
+	P10    time.Time `json:"p10"`
+	P50    time.Time `json:"p50"`
+	P80    time.Time `json:"p80"`
+	// CriticalFreq is the share of trials in which the issue lay on its
+	// milestone's critical chain.
+	CriticalFreq float64 `json:"criticalFreq"`
+	Assignee     string  `json:"assignee,omitempty"` // who the schedule gave it to most often
+	Unassigned   bool    `json:"unassigned,omitempty"`
+	// Unschedulable is "cycle", "missing_dependency" or "too_large" when the
+	// issue could not be scheduled; its dates are then zero.
+	Unschedulable string `json:"unschedulable,omitempty"`
+}
+
+// MilestoneForecast is one milestone's finish-date range against its due date.
+type MilestoneForecast struct {
+	ID    int64     `json:"id"`
+	Title string    `json:"title"`
+	Due   time.Time `json:"due,omitzero"`
+	Hard  bool      `json:"hard,omitempty"`
+	Open  int       `json:"open"`
+	P10   time.Time `json:"p10"`
+	P50   time.Time `json:"p50"`
+	P80   time.Time `json:"p80"`
+	// PDue is the probability of finishing on or before the due date; 0 when
+	// there is no due date.
+	PDue float64 `json:"pDue"`
+	// SlackDays is due − p80 in working days (negative when late).
+	SlackDays float64 `json:"slackDays"`
+}
+
+// PersonLoad is one person's scheduled work, in focused hours, median over
+// trials.
+type PersonLoad struct {
+	Login       string    `json:"login"`
+	Hours       float64   `json:"hours"`
+	Issues      int       `json:"issues"`
+	FreeFromP50 time.Time `json:"freeFromP50"`
+}
