@@ -45,15 +45,16 @@ type Syncer struct {
 	Now func() time.Time
 	// Progress, when set, hears how far a backfill is (done of total issues).
 	Progress func(done, total int)
+	// Checkpoint is how many issues a backfill imports between commits of
+	// its cursor, so a crash loses at most that much work; default 50.
+	Checkpoint int
 }
 
 // sinceOverlap re-reads a little before the last sync: Gitea's updated_at
 // has one-second resolution and clocks drift, and re-reading is harmless.
 const sinceOverlap = 2 * time.Minute
 
-// backfillCheckpoint is how many issues a backfill imports between commits
-// of its cursor, so a crash loses at most that much work.
-const backfillCheckpoint = 50
+const defaultCheckpoint = 50
 
 func (s *Syncer) now() time.Time {
 	if s.Now != nil {
@@ -96,8 +97,12 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 	}
 	// Per-issue detail, in number order, resuming after the cursor.
 	total := len(rows)
+	every := s.Checkpoint
+	if every <= 0 {
+		every = defaultCheckpoint
+	}
 	for i := 0; i < len(rows); {
-		end := min(i+backfillCheckpoint, len(rows))
+		end := min(i+every, len(rows))
 		chunk := rows[i:end]
 		i = end
 		if chunk[len(chunk)-1].Number <= state.BackfillCursor {
