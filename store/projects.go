@@ -73,3 +73,26 @@ func ChangeCounter(ctx context.Context, q DBTX, projectID int64) (int64, error) 
 	}
 	return n, nil
 }
+
+// ProjectsBehind lists the projects whose mirror moved past their latest
+// snapshot (or that have none yet), with their current change counter.
+func ProjectsBehind(ctx context.Context, q DBTX) (map[int64]int64, error) {
+	rows, err := q.Query(ctx, `
+SELECT p.id, p.change_counter
+FROM projects p
+WHERE p.change_counter > coalesce(
+    (SELECT s.change_counter FROM snapshots s WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), -1)`)
+	if err != nil {
+		return nil, fmt.Errorf("projects behind their snapshot: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id, counter int64
+		if err := rows.Scan(&id, &counter); err != nil {
+			return nil, fmt.Errorf("projects behind their snapshot: %w", err)
+		}
+		out[id] = counter
+	}
+	return out, rows.Err()
+}

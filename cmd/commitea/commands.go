@@ -112,6 +112,13 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 				m.logger.Warn("stop jobs", slog.Any("error", err))
 			}
 		}()
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			(&worker.FreshnessWatch{Pool: pool, Jobs: jobs, Log: m.logger}).Run(watchCtx)
+		}()
+		defer func() { stopWatch(); <-watched }()
 		// A project never backfilled gets its history now; the unique
 		// job keeps replicas from doing it twice.
 		for _, p := range projects {

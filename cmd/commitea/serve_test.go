@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/gitea/giteafake"
+)
+
+// freeAddr finds a loopback port to listen on. The fake Gitea needs the
+// service's webhook URL before the service starts.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestServeEndToEnd runs `commitea serve` in-process against a real
+// database and a fake Forgejo that sends its webhooks to it, the way a user
+// would deploy it: start-up backfills the project, a change in Gitea flows
+// in as a signed webhook, and each leaves a fresh snapshot.
+func TestServeEndToEnd(t *testing.T) {
+	dbURL, pool := storetest.NewDB(t)
+	addr := freeAddr(t)
+	fake, err := giteafake.New(giteafake.Options{HookURL: "http://" + addr + "/webhooks/gitea", HookSecret: "end-to-end-webhook-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	env := map[string]string{
+		"DATABASE_URL":            dbURL,
+		"GITEA_URL":               fake.URL,
+		"GITEA_TOKEN":             fake.Token(),
+		"COMMITEA_WEBHOOK_SECRET": "end-to-end-webhook-secret",
+		"COMMITEA_ADDR":           addr,
+		"COMMITEA_PROJECTS":       "ceo/demo",
+	}
+	var out, errOut bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []string{"serve"}) }()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve returned %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s of cancel")
+		}
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("serve log:\n%s", errOut.String())
+		}
+	}()
+
+	waitFor(t, "readyz", 20*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	bg := context.Background()
+	p, err := store.ProjectByName(bg, pool, "ceo/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Start-up finds the project never synced and backfills it.
+	waitFor(t, "backfill and first snapshot", 20*time.Second, func() bool {
+		st, err := store.GetSyncState(bg, pool, p.ID)
+		if err != nil || st.BackfillDoneAt == nil {
+			return false
+		}
+		_, err = store.LatestSnapshot(bg, pool, p.ID)
+		return err == nil
+	})
+	first, err := store.LatestSnapshot(bg, pool, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A change in Gitea arrives as a signed webhook and is mirrored.
+	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "Retitled through the webhook"
+	if _, err := client.EditIssue(bg, "ceo", "demo", 3, gitea.EditIssueOptions{Title: gitea.String(title)}); err != nil {
+		t.Fatal(err)
+	}
+	fake.FlushHooks()
+	for _, h := range fake.SentHooks() {
+		if h.Status != http.StatusAccepted {
+			t.Errorf("webhook %s answered %d, want 202", h.Event, h.Status)
+		}
+	}
+	waitFor(t, "the webhook's change in the mirror", 10*time.Second, func() bool {
+		i, err := store.GetIssue(bg, pool, p.ID, 3)
+		return err == nil && i.Title == title
+	})
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		rows, _ := pool.Query(bg, "SELECT kind, state, attempt, coalesce(errors::text,'') FROM river_job ORDER BY id")
+		for rows.Next() {
+			var k, st, e string
+			var a int
+			_ = rows.Scan(&k, &st, &a, &e)
+			t.Logf("job %s %s %d %s", k, st, a, e)
+		}
+		s, _ := store.LatestSnapshot(bg, pool, p.ID)
+		c, _ := store.ChangeCounter(bg, pool, p.ID)
+		t.Logf("snapshot v%d counter %d; now counter %d first v%d", s.Version, s.ChangeCounter, c, first.Version)
+	}()
+	waitFor(t, "a snapshot newer than the change", 10*time.Second, func() bool {
+		s, err := store.LatestSnapshot(bg, pool, p.ID)
+		if err != nil {
+			return false
+		}
+		counter, err := store.ChangeCounter(bg, pool, p.ID)
+		return err == nil && s.Version > first.Version && s.ChangeCounter == counter
+	})
+
+	// A forged delivery is refused.
+	resp, err := http.Post("http://"+addr+"/webhooks/gitea", "application/json", bytes.NewReader([]byte(`{}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("unsigned delivery: %d, want 401", resp.StatusCode)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatal("serve context cancelled early")
+	}
+}
