@@ -246,10 +246,7 @@ func (s *Syncer) Reconcile(ctx context.Context, p store.Project) error {
 		return err
 	}
 	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
-		if err := store.ReplaceLabels(ctx, tx, p.ID, gitea.Rows[gitea.Label, store.Label](labels)); err != nil {
-			return err
-		}
-		if err := store.ReplaceMilestones(ctx, tx, p.ID, gitea.Rows[gitea.Milestone, store.Milestone](milestones)); err != nil {
+		if err := replaceWhole(ctx, tx, p.ID, labels, milestones); err != nil {
 			return err
 		}
 		if err := store.UpsertIssues(ctx, tx, p.ID, writes(rows)); err != nil {
@@ -285,11 +282,17 @@ func (s *Syncer) syncWhole(ctx context.Context, p store.Project, _ time.Time) er
 		return err
 	}
 	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
-		if err := store.ReplaceLabels(ctx, tx, p.ID, gitea.Rows[gitea.Label, store.Label](labels)); err != nil {
-			return err
-		}
-		return store.ReplaceMilestones(ctx, tx, p.ID, gitea.Rows[gitea.Milestone, store.Milestone](milestones))
+		return replaceWhole(ctx, tx, p.ID, labels, milestones)
 	})
+}
+
+// replaceWhole writes the labels and milestones Gitea listed as the whole
+// set: ones deleted in Gitea leave the mirror too.
+func replaceWhole(ctx context.Context, tx store.Tx, projectID int64, labels []gitea.Label, milestones []gitea.Milestone) error {
+	if err := store.ReplaceLabels(ctx, tx, projectID, gitea.Rows[gitea.Label, store.Label](labels)); err != nil {
+		return err
+	}
+	return store.ReplaceMilestones(ctx, tx, projectID, gitea.Rows[gitea.Milestone, store.Milestone](milestones))
 }
 
 func (s *Syncer) dependencies(ctx context.Context, p store.Project, number int64) ([]store.Dependency, error) {
