@@ -17,20 +17,28 @@ type Mirror struct {
 	TrackedTimes []TrackedTime
 	Comments     []Comment
 	Timeline     []TimelineEvent
+	// LastDelivery names, per issue number, the webhook delivery that last
+	// changed the issue's row ("" when an API sync did), so a lifecycle
+	// transition can cite its cause.
+	LastDelivery map[int64]string
 }
 
 // LoadMirror reads a project's whole mirror. Run it in a repeatable-read
 // transaction when the parts must agree with each other.
 func LoadMirror(ctx context.Context, q DBTX, projectID int64) (Mirror, error) {
-	var m Mirror
+	m := Mirror{LastDelivery: map[int64]string{}}
 	var err error
 	m.Issues, err = collect(ctx, q, `SELECT number, gitea_id, is_pull, title, body, state, labels, milestone_id, assignees,
-		author, ref, created_at, updated_at, closed_at, due_date, merged, closing_refs, last_activity_at
+		author, ref, created_at, updated_at, closed_at, due_date, merged, closing_refs, last_activity_at, last_delivery
 		FROM issues WHERE project_id = $1 ORDER BY number`, projectID, func(r pgx.Rows) (Issue, error) {
 		var i Issue
+		var delivery string
 		err := r.Scan(&i.Number, &i.GiteaID, &i.IsPull, &i.Title, &i.Body, &i.State, &i.Labels, &i.Milestone,
 			&i.Assignees, &i.Author, &i.Ref, &i.CreatedAt, &i.UpdatedAt, &i.ClosedAt, &i.DueDate, &i.Merged,
-			&i.ClosingRefs, &i.LastActivityAt)
+			&i.ClosingRefs, &i.LastActivityAt, &delivery)
+		if delivery != "" {
+			m.LastDelivery[i.Number] = delivery
+		}
 		return i, err
 	})
 	if err != nil {
