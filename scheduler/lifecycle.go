@@ -431,7 +431,9 @@ func lifeFlags(st *IssueStatus, f IssueFacts, byNumber map[int64]*IssueFacts, re
 		// Only the reasons for a flag that is set are worth showing.
 		st.Why.Blocked = nil
 	}
-	if len(missing) > 0 && st.Unschedulable == "" {
+	if len(missing) > 0 {
+		// A missing dependency outranks too_large: the issue cannot be
+		// placed at all until someone finds what it waits for.
 		st.Unschedulable = UnschedulableMissingDependency
 		st.Why.Unschedulable = missing
 	}
