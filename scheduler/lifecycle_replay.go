@@ -246,7 +246,7 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 	final := lifeStateRule(issue, newLifePullIndex(openPulls, repo).linksTo(issue)).state
 	if final != cur {
 		at := now
-		if issue.Closed && !issue.ClosedAt.IsZero() && issue.ClosedAt.After(out[len(out)-1].At) {
+		if issue.Closed && !issue.ClosedAt.IsZero() && !issue.ClosedAt.Before(out[len(out)-1].At) {
 			at = issue.ClosedAt
 		}
 		if at.Before(out[len(out)-1].At) {
