@@ -170,11 +170,15 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 		calendars[person.Login] = person.Calendar
 	}
 
-	var out []IssueStatus
+	issues := make([]*IssueFacts, 0, len(byNumber))
 	for _, f := range byNumber {
-		if f.IsPull {
-			continue
+		if !f.IsPull {
+			issues = append(issues, f)
 		}
+	}
+	slices.SortFunc(issues, func(a, b *IssueFacts) int { return compareInt64(a.Number, b.Number) })
+	out := make([]IssueStatus, 0, len(issues))
+	for _, f := range issues {
 		rule := lifeStateRule(*f, reviews.linksTo(*f))
 		st := IssueStatus{Number: f.Number, State: rule.state, Discarded: rule.discarded}
 		st.Why.State = rule.why
@@ -184,7 +188,6 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b IssueStatus) int { return compareInt64(a.Number, b.Number) })
 	lifeUnschedulable(out, byNumber, p.Repo)
 	return out
 }

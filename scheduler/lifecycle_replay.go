@@ -28,8 +28,9 @@ package scheduler
 //     "timeline:<event id>" for a timeline event, "pull:#N opened" and
 //     "pull:#N closed" or "pull:#N merged" for a pull request's own times,
 //     and "reconcile" when the timeline does not explain the issue's current
-//     state (a close with no close event, for instance): that transition is
-//     placed at the issue's closing time when it closed, otherwise at now.
+//     state. A closed issue whose timeline does not end in a close is
+//     closed at its ClosedAt; any other difference from the current state
+//     is put right at now.
 
 import (
 	"fmt"
@@ -89,6 +90,10 @@ func Diff(prev, next []IssueStatus, at time.Time, cause string) []Transition {
 // close event may be and still count as one step.
 const mergeCloseWindow = 2 * time.Minute
 
+// lifeSyntheticCloseID marks the close Replay adds when the timeline lacks
+// one; Gitea ids are positive.
+const lifeSyntheticCloseID = -1
+
 // lifeReplayStep is one change Replay applies.
 type lifeReplayStep struct {
 	at    time.Time
@@ -117,6 +122,29 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 	})
 
 	facts := lifeCreationFacts(issue, evs)
+
+	// A closed issue whose timeline does not end closed (an import, a
+	// pruned timeline) gets its close at ClosedAt, in time order, so a
+	// merge next to it still reads as one step.
+	closedByTimeline := false
+	for _, e := range evs {
+		switch e.Kind {
+		case "close":
+			closedByTimeline = true
+		case "reopen":
+			closedByTimeline = false
+		}
+	}
+	if issue.Closed && !closedByTimeline && !issue.ClosedAt.IsZero() {
+		at := issue.ClosedAt
+		k, _ := slices.BinarySearchFunc(evs, at, func(e TimelineEvent, t time.Time) int {
+			if e.CreatedAt.After(t) {
+				return 1
+			}
+			return -1
+		})
+		evs = slices.Insert(evs, k, TimelineEvent{ID: lifeSyntheticCloseID, Issue: issue.Number, Kind: "close", CreatedAt: at})
+	}
 
 	// The pull requests that link to the issue, and when each counts.
 	type linked struct {
@@ -171,8 +199,11 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		links = append(links, linked{reasons: ix.linksTo(issue)})
 	}
 	for i := range evs {
-		steps = append(steps, lifeReplayStep{at: evs[i].CreatedAt, order: 1, event: &evs[i],
-			cause: "timeline:" + strconv.FormatInt(evs[i].ID, 10)})
+		cause := "timeline:" + strconv.FormatInt(evs[i].ID, 10)
+		if evs[i].ID == lifeSyntheticCloseID {
+			cause = "reconcile"
+		}
+		steps = append(steps, lifeReplayStep{at: evs[i].CreatedAt, order: 1, event: &evs[i], cause: cause})
 	}
 	for i := range steps {
 		if steps[i].at.Before(issue.CreatedAt) {

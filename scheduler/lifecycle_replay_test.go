@@ -180,7 +180,19 @@ func TestReplayCases(t *testing.T) {
 			f.events = f.events[:4]
 		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
 			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, InReview, 50 * time.Hour, "timeline:103"},
-			{InReview, Steeping, 70 * time.Hour, "pull:#12 merged"}, {Steeping, Done, 70 * time.Hour, "reconcile"}}, time.Time{}},
+			{InReview, Done, 70 * time.Hour, "reconcile"}}, time.Time{}},
+		{"a close the timeline does not show, away from any merge", func(f *replayFixture) {
+			f.pull = IssueFacts{Number: 12, IsPull: true, CreatedAt: f.t0} // unrelated
+			f.events = f.events[:2]
+			f.issue.ClosedAt = f.t4.Add(24 * time.Hour)
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
+			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, Done, 94 * time.Hour, "reconcile"}}, time.Time{}},
+		{"closed, reopened, closed again without an event", func(f *replayFixture) {
+			f.pull = IssueFacts{Number: 12, IsPull: true, CreatedAt: f.t0} // unrelated
+			f.events = []TimelineEvent{{ID: 111, Kind: "close", CreatedAt: f.t1}, {ID: 112, Kind: "reopen", CreatedAt: f.t2}}
+			f.issue = IssueFacts{Number: 5, CreatedAt: f.t0, Closed: true, ClosedAt: f.t3}
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Done, 2 * time.Hour, "timeline:111"},
+			{Done, Diagnosis, 26 * time.Hour, "timeline:112"}, {Diagnosis, Done, 50 * time.Hour, "reconcile"}}, time.Time{}},
 		{"events of other issues are ignored", func(f *replayFixture) {
 			f.events = append(f.events, TimelineEvent{ID: 900, Issue: 6, Kind: "reopen", CreatedAt: f.t4.Add(time.Hour)})
 			f.events[0].Issue = 5
