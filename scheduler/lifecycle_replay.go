@@ -181,11 +181,18 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			if p.Merged {
 				stop.cause = fmt.Sprintf("pull:#%d merged", p.Number)
 			}
+			// The nearest close event, if one is near enough and later than
+			// the start: a quick earlier close and reopen must not swallow
+			// the whole review.
+			nearest := mergeCloseWindow + 1
+			var closeAt time.Time
 			for _, e := range evs {
-				if e.Kind == "close" && lifeAbs(e.CreatedAt.Sub(stop.at)) <= mergeCloseWindow {
-					stop.at = e.CreatedAt
-					break
+				if d := lifeAbs(e.CreatedAt.Sub(stop.at)); e.Kind == "close" && d < nearest && e.CreatedAt.After(start.at) {
+					nearest, closeAt = d, e.CreatedAt
 				}
+			}
+			if !closeAt.IsZero() {
+				stop.at = closeAt
 			}
 			if !stop.at.After(start.at) {
 				continue // closed before it ever referred to the issue
