@@ -125,9 +125,11 @@ func (o LifecycleOptions) staleDays() int {
 
 // IssueStatus is an issue's inferred state and flags at one instant.
 type IssueStatus struct {
-	Number          int64   `json:"number"`
-	State           State   `json:"state"`
-	Discarded       bool    `json:"discarded,omitempty"`
+	Number    int64 `json:"number"`
+	State     State `json:"state"`
+	Discarded bool  `json:"discarded,omitempty"`
+	// Estimate is the known est/* size, empty when missing or above est/xl.
+	Estimate        Size    `json:"estimate,omitempty"`
 	Blocked         bool    `json:"blocked,omitempty"`
 	BlockedBy       []int64 `json:"blockedBy,omitempty"`
 	Stale           bool    `json:"stale,omitempty"`
@@ -180,7 +182,7 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 	out := make([]IssueStatus, 0, len(issues))
 	for _, f := range issues {
 		rule := lifeStateRule(*f, reviews.linksTo(*f))
-		st := IssueStatus{Number: f.Number, State: rule.state, Discarded: rule.discarded}
+		st := IssueStatus{Number: f.Number, State: rule.state, Discarded: rule.discarded, Estimate: lifeReadEstimate(f.Labels).size}
 		st.Why.State = rule.why
 		st.Why.Discarded = rule.discardWhy
 		if !f.Closed {

@@ -48,6 +48,10 @@ type Transition struct {
 	To    State     `json:"to"`
 	At    time.Time `json:"at"`
 	Cause string    `json:"cause"`
+	// Estimate is the issue's known est/* size right after the transition,
+	// so calibration can tell what the issue was estimated at when work
+	// started even if the label changed later.
+	Estimate Size `json:"estimate,omitempty"`
 }
 
 // TimelineEvent is one entry of an issue's Gitea timeline, as the mirror
@@ -80,7 +84,7 @@ func Diff(prev, next []IssueStatus, at time.Time, cause string) []Transition {
 		if known && from == s.State {
 			continue
 		}
-		out = append(out, Transition{Issue: s.Number, From: from, To: s.State, At: at, Cause: cause})
+		out = append(out, Transition{Issue: s.Number, From: from, To: s.State, At: at, Cause: cause, Estimate: s.Estimate})
 	}
 	slices.SortStableFunc(out, func(a, b Transition) int { return compareInt64(a.Issue, b.Issue) })
 	return out
@@ -255,7 +259,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		apply(steps[i])
 	}
 	cur = stateNow()
-	out = append(out, Transition{Issue: issue.Number, To: cur, At: issue.CreatedAt, Cause: "created"})
+	out = append(out, Transition{Issue: issue.Number, To: cur, At: issue.CreatedAt, Cause: "created",
+		Estimate: lifeReadEstimate(facts.Labels).size})
 	for i < len(steps) {
 		at := steps[i].at
 		if !now.IsZero() && at.After(now) {
@@ -269,7 +274,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			}
 		}
 		if seen != cur {
-			out = append(out, Transition{Issue: issue.Number, From: cur, To: seen, At: at, Cause: cause})
+			out = append(out, Transition{Issue: issue.Number, From: cur, To: seen, At: at, Cause: cause,
+				Estimate: lifeReadEstimate(facts.Labels).size})
 			cur = seen
 		}
 	}
@@ -290,7 +296,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		if at.Before(out[len(out)-1].At) {
 			at = out[len(out)-1].At
 		}
-		out = append(out, Transition{Issue: issue.Number, From: cur, To: final, At: at, Cause: "reconcile"})
+		out = append(out, Transition{Issue: issue.Number, From: cur, To: final, At: at, Cause: "reconcile",
+			Estimate: lifeReadEstimate(issue.Labels).size})
 	}
 	return out
 }

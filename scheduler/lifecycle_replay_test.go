@@ -16,9 +16,10 @@ func TestDiff(t *testing.T) {
 		{Number: 5, State: Done, Discarded: true},
 		// #4 is gone (deleted or moved): not reported.
 	}
+	next[2].Estimate = SizeS // #1
 	got := Diff(prev, next, at, "delivery:42")
 	want := []Transition{
-		{Issue: 1, From: Diagnosis, To: Steeping, At: at, Cause: "delivery:42"},
+		{Issue: 1, From: Diagnosis, To: Steeping, At: at, Cause: "delivery:42", Estimate: SizeS},
 		{Issue: 3, From: "", To: Diagnosis, At: at, Cause: "delivery:42"},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -66,10 +67,10 @@ func TestReplayWholeLife(t *testing.T) {
 	got := Replay(f.issue, f.events, []IssueFacts{f.pull}, "acme/app", f.t4.Add(24*time.Hour))
 	want := []Transition{
 		{Issue: 5, From: "", To: Diagnosis, At: f.t0, Cause: "created"},
-		{Issue: 5, From: Diagnosis, To: Triage, At: f.t1, Cause: "timeline:101"},
-		{Issue: 5, From: Triage, To: Steeping, At: f.t2, Cause: "timeline:102"},
-		{Issue: 5, From: Steeping, To: InReview, At: f.t3, Cause: "timeline:103"},
-		{Issue: 5, From: InReview, To: Done, At: f.t4, Cause: "timeline:105"},
+		{Issue: 5, From: Diagnosis, To: Triage, At: f.t1, Cause: "timeline:101", Estimate: SizeM},
+		{Issue: 5, From: Triage, To: Steeping, At: f.t2, Cause: "timeline:102", Estimate: SizeM},
+		{Issue: 5, From: Steeping, To: InReview, At: f.t3, Cause: "timeline:103", Estimate: SizeM},
+		{Issue: 5, From: InReview, To: Done, At: f.t4, Cause: "timeline:105", Estimate: SizeM},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Replay =\n%s\nwant\n%s", transitionsText(got), transitionsText(want))
@@ -241,6 +242,9 @@ func TestReplayCases(t *testing.T) {
 				n = c.nowArg
 			}
 			got := Replay(f.issue, f.events, []IssueFacts{f.pull}, "acme/app", n)
+			for i := range got {
+				got[i].Estimate = "" // TestReplayWholeLife and TestReplayRecordedSequence check it
+			}
 			var want []Transition
 			for _, w := range c.want {
 				want = append(want, Transition{Issue: 5, From: w.from, To: w.to, At: lifeT0.Add(w.at), Cause: w.cause})
@@ -286,7 +290,7 @@ func TestReplayEndsWhereInferStands(t *testing.T) {
 func transitionsText(ts []Transition) string {
 	s := ""
 	for _, t := range ts {
-		s += "  " + string(t.From) + " → " + string(t.To) + " at " + t.At.Format(time.RFC3339) + " (" + t.Cause + ")\n"
+		s += "  " + string(t.From) + " → " + string(t.To) + " at " + t.At.Format(time.RFC3339) + " (" + t.Cause + ") est " + string(t.Estimate) + "\n"
 	}
 	return s
 }
@@ -336,18 +340,18 @@ func TestReplayRecordedSequence(t *testing.T) {
 		ClosedAt: at(23, 13), Merged: true, CreatedAt: at(22, 52)}
 	got := Replay(issue, evs, []IssueFacts{pull}, "ceo/demo", at(59, 0))
 	want := []Transition{
-		{1, "", Diagnosis, at(21, 36), "created"},
-		{1, Diagnosis, Triage, at(21, 43), "timeline:3"},
-		{1, Triage, Diagnosis, at(21, 54), "timeline:11"},
-		{1, Diagnosis, Triage, at(21, 57), "timeline:12"},
-		{1, Triage, Diagnosis, at(21, 59), "timeline:13"},
-		{1, Diagnosis, Triage, at(22, 1), "timeline:14"},
-		{1, Triage, Steeping, at(22, 3), "timeline:15"},
-		{1, Steeping, Triage, at(22, 8), "timeline:18"},
-		{1, Triage, Done, at(22, 24), "timeline:23"},
-		{1, Done, Triage, at(22, 26), "timeline:24"},
-		{1, Triage, InReview, at(22, 52), "timeline:39"},
-		{1, InReview, Done, at(23, 13), "timeline:49"},
+		{1, "", Diagnosis, at(21, 36), "created", ""},
+		{1, Diagnosis, Triage, at(21, 43), "timeline:3", "s"},
+		{1, Triage, Diagnosis, at(21, 54), "timeline:11", ""},
+		{1, Diagnosis, Triage, at(21, 57), "timeline:12", ""},
+		{1, Triage, Diagnosis, at(21, 59), "timeline:13", ""},
+		{1, Diagnosis, Triage, at(22, 1), "timeline:14", ""},
+		{1, Triage, Steeping, at(22, 3), "timeline:15", ""},
+		{1, Steeping, Triage, at(22, 8), "timeline:18", ""},
+		{1, Triage, Done, at(22, 24), "timeline:23", ""},
+		{1, Done, Triage, at(22, 26), "timeline:24", ""},
+		{1, Triage, InReview, at(22, 52), "timeline:39", "s"},
+		{1, InReview, Done, at(23, 13), "timeline:49", "s"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Replay =\n%s\nwant\n%s", transitionsText(got), transitionsText(want))

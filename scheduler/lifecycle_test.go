@@ -281,25 +281,29 @@ func TestInferEstimateFlags(t *testing.T) {
 		missing       bool
 		unschedulable string
 		why           []string
+		estimate      Size
 	}{
-		{nil, true, "", nil},
-		{[]string{"bug"}, true, "", nil},
-		{[]string{"est/m"}, false, "", nil},
-		{[]string{"Est/XL"}, false, "", nil},
-		{[]string{"est/xxl"}, false, UnschedulableTooLarge, []string{"label:est/xxl (above est/xl)"}},
-		{[]string{"EST/XXXL"}, false, UnschedulableTooLarge, nil},
-		{[]string{"est/2xl"}, false, UnschedulableTooLarge, nil},
-		{[]string{"est/10xl"}, false, UnschedulableTooLarge, nil},
-		{[]string{"est/1xl"}, true, "", nil},
-		{[]string{"est/huge"}, true, "", nil},
-		{[]string{"est/"}, true, "", nil},
-		{[]string{"est/m", "est/xxl"}, false, "", nil}, // a known size wins
+		{nil, true, "", nil, ""},
+		{[]string{"bug"}, true, "", nil, ""},
+		{[]string{"est/m"}, false, "", nil, SizeM},
+		{[]string{"Est/XL"}, false, "", nil, SizeXL},
+		{[]string{"est/xxl"}, false, UnschedulableTooLarge, []string{"label:est/xxl (above est/xl)"}, ""},
+		{[]string{"EST/XXXL"}, false, UnschedulableTooLarge, nil, ""},
+		{[]string{"est/2xl"}, false, UnschedulableTooLarge, nil, ""},
+		{[]string{"est/10xl"}, false, UnschedulableTooLarge, nil, ""},
+		{[]string{"est/1xl"}, true, "", nil, ""},
+		{[]string{"est/huge"}, true, "", nil, ""},
+		{[]string{"est/"}, true, "", nil, ""},
+		{[]string{"est/m", "est/xxl"}, false, "", nil, SizeM}, // a known size wins
 	}
 	for _, c := range cases {
 		got := inferByNumber(t, lifeT0, nil, LifecycleOptions{}, openIssue(1, c.labels...))[1]
 		if got.MissingEstimate != c.missing || got.Unschedulable != c.unschedulable {
 			t.Errorf("labels %q: missing %v unschedulable %q, want %v %q", c.labels, got.MissingEstimate, got.Unschedulable,
 				c.missing, c.unschedulable)
+		}
+		if got.Estimate != c.estimate {
+			t.Errorf("labels %q: estimate %q, want %q", c.labels, got.Estimate, c.estimate)
 		}
 		if got.MissingEstimate && len(got.Why.MissingEstimate) == 0 {
 			t.Errorf("labels %q: missing estimate without provenance", c.labels)
