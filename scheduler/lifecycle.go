@@ -45,6 +45,7 @@ package scheduler
 // "label:est/m", "pr:#12 closes #5" or "assignee:alice".
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -178,7 +179,7 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 			issues = append(issues, f)
 		}
 	}
-	slices.SortFunc(issues, func(a, b *IssueFacts) int { return compareInt64(a.Number, b.Number) })
+	slices.SortFunc(issues, func(a, b *IssueFacts) int { return cmp.Compare(a.Number, b.Number) })
 	out := make([]IssueStatus, 0, len(issues))
 	for _, f := range issues {
 		rule := lifeStateRule(*f, reviews.linksTo(*f))
@@ -192,16 +193,6 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 	}
 	lifeUnschedulable(out, byNumber, p.Repo)
 	return out
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // lifeRuleResult is the outcome of the state rule.
@@ -369,7 +360,7 @@ type lifePullIndex struct {
 
 func newLifePullIndex(pulls []*IssueFacts, repo string) lifePullIndex {
 	ix := lifePullIndex{byIssue: map[int64][]string{}, byBranch: map[string][]string{}}
-	slices.SortFunc(pulls, func(a, b *IssueFacts) int { return compareInt64(a.Number, b.Number) })
+	slices.SortFunc(pulls, func(a, b *IssueFacts) int { return cmp.Compare(a.Number, b.Number) })
 	for _, p := range pulls {
 		for _, n := range lifeClosingRefs(*p, repo) {
 			ix.byIssue[n] = append(ix.byIssue[n], fmt.Sprintf("pr:#%d closes #%d", p.Number, n))
@@ -414,7 +405,7 @@ func lifeFlags(st *IssueStatus, f IssueFacts, byNumber map[int64]*IssueFacts, re
 		if c := strings.Compare(a.Repo, b.Repo); c != 0 {
 			return c
 		}
-		return compareInt64(a.Number, b.Number)
+		return cmp.Compare(a.Number, b.Number)
 	})
 	var missing []string
 	for _, d := range deps {

@@ -33,6 +33,7 @@ package scheduler
 //     is put right at now.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -86,7 +87,7 @@ func Diff(prev, next []IssueStatus, at time.Time, cause string) []Transition {
 		}
 		out = append(out, Transition{Issue: s.Number, From: from, To: s.State, At: at, Cause: cause, Estimate: s.Estimate})
 	}
-	slices.SortStableFunc(out, func(a, b Transition) int { return compareInt64(a.Issue, b.Issue) })
+	slices.SortStableFunc(out, func(a, b Transition) int { return cmp.Compare(a.Issue, b.Issue) })
 	return out
 }
 
@@ -122,7 +123,7 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return compareInt64(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 
 	facts := lifeCreationFacts(issue, evs)
@@ -229,7 +230,7 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			return a.order - b.order
 		}
 		if a.event != nil && b.event != nil {
-			return compareInt64(a.event.ID, b.event.ID)
+			return cmp.Compare(a.event.ID, b.event.ID)
 		}
 		return 0
 	})
