@@ -45,6 +45,7 @@ package scheduler
 // "label:est/m", "pr:#12 closes #5" or "assignee:alice".
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -125,9 +126,11 @@ func (o LifecycleOptions) staleDays() int {
 
 // IssueStatus is an issue's inferred state and flags at one instant.
 type IssueStatus struct {
-	Number          int64   `json:"number"`
-	State           State   `json:"state"`
-	Discarded       bool    `json:"discarded,omitempty"`
+	Number    int64 `json:"number"`
+	State     State `json:"state"`
+	Discarded bool  `json:"discarded,omitempty"`
+	// Estimate is the known est/* size, empty when missing or above est/xl.
+	Estimate        Size    `json:"estimate,omitempty"`
 	Blocked         bool    `json:"blocked,omitempty"`
 	BlockedBy       []int64 `json:"blockedBy,omitempty"`
 	Stale           bool    `json:"stale,omitempty"`
@@ -170,13 +173,17 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 		calendars[person.Login] = person.Calendar
 	}
 
-	var out []IssueStatus
+	issues := make([]*IssueFacts, 0, len(byNumber))
 	for _, f := range byNumber {
-		if f.IsPull {
-			continue
+		if !f.IsPull {
+			issues = append(issues, f)
 		}
+	}
+	slices.SortFunc(issues, func(a, b *IssueFacts) int { return cmp.Compare(a.Number, b.Number) })
+	out := make([]IssueStatus, 0, len(issues))
+	for _, f := range issues {
 		rule := lifeStateRule(*f, reviews.linksTo(*f))
-		st := IssueStatus{Number: f.Number, State: rule.state, Discarded: rule.discarded}
+		st := IssueStatus{Number: f.Number, State: rule.state, Discarded: rule.discarded, Estimate: lifeReadEstimate(f.Labels).size}
 		st.Why.State = rule.why
 		st.Why.Discarded = rule.discardWhy
 		if !f.Closed {
@@ -184,19 +191,8 @@ func Infer(p ProjectFacts, now time.Time, people []Person, opts LifecycleOptions
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b IssueStatus) int { return compareInt64(a.Number, b.Number) })
 	lifeUnschedulable(out, byNumber, p.Repo)
 	return out
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // lifeRuleResult is the outcome of the state rule.
@@ -364,7 +360,7 @@ type lifePullIndex struct {
 
 func newLifePullIndex(pulls []*IssueFacts, repo string) lifePullIndex {
 	ix := lifePullIndex{byIssue: map[int64][]string{}, byBranch: map[string][]string{}}
-	slices.SortFunc(pulls, func(a, b *IssueFacts) int { return compareInt64(a.Number, b.Number) })
+	slices.SortFunc(pulls, func(a, b *IssueFacts) int { return cmp.Compare(a.Number, b.Number) })
 	for _, p := range pulls {
 		for _, n := range lifeClosingRefs(*p, repo) {
 			ix.byIssue[n] = append(ix.byIssue[n], fmt.Sprintf("pr:#%d closes #%d", p.Number, n))
@@ -409,7 +405,7 @@ func lifeFlags(st *IssueStatus, f IssueFacts, byNumber map[int64]*IssueFacts, re
 		if c := strings.Compare(a.Repo, b.Repo); c != 0 {
 			return c
 		}
-		return compareInt64(a.Number, b.Number)
+		return cmp.Compare(a.Number, b.Number)
 	})
 	var missing []string
 	for _, d := range deps {

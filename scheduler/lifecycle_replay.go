@@ -28,10 +28,12 @@ package scheduler
 //     "timeline:<event id>" for a timeline event, "pull:#N opened" and
 //     "pull:#N closed" or "pull:#N merged" for a pull request's own times,
 //     and "reconcile" when the timeline does not explain the issue's current
-//     state (a close with no close event, for instance): that transition is
-//     placed at the issue's closing time when it closed, otherwise at now.
+//     state. A closed issue whose timeline does not end in a close is
+//     closed at its ClosedAt; any other difference from the current state
+//     is put right at now.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -47,6 +49,10 @@ type Transition struct {
 	To    State     `json:"to"`
 	At    time.Time `json:"at"`
 	Cause string    `json:"cause"`
+	// Estimate is the issue's known est/* size right after the transition,
+	// so calibration can tell what the issue was estimated at when work
+	// started even if the label changed later.
+	Estimate Size `json:"estimate,omitempty"`
 }
 
 // TimelineEvent is one entry of an issue's Gitea timeline, as the mirror
@@ -79,15 +85,19 @@ func Diff(prev, next []IssueStatus, at time.Time, cause string) []Transition {
 		if known && from == s.State {
 			continue
 		}
-		out = append(out, Transition{Issue: s.Number, From: from, To: s.State, At: at, Cause: cause})
+		out = append(out, Transition{Issue: s.Number, From: from, To: s.State, At: at, Cause: cause, Estimate: s.Estimate})
 	}
-	slices.SortStableFunc(out, func(a, b Transition) int { return compareInt64(a.Issue, b.Issue) })
+	slices.SortStableFunc(out, func(a, b Transition) int { return cmp.Compare(a.Issue, b.Issue) })
 	return out
 }
 
 // mergeCloseWindow is how far apart a pull request's end and the issue's
 // close event may be and still count as one step.
 const mergeCloseWindow = 2 * time.Minute
+
+// lifeSyntheticCloseID marks the close Replay adds when the timeline lacks
+// one; Gitea ids are positive.
+const lifeSyntheticCloseID = -1
 
 // lifeReplayStep is one change Replay applies.
 type lifeReplayStep struct {
@@ -113,10 +123,33 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return compareInt64(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 
 	facts := lifeCreationFacts(issue, evs)
+
+	// A closed issue whose timeline does not end closed (an import, a
+	// pruned timeline) gets its close at ClosedAt, in time order, so a
+	// merge next to it still reads as one step.
+	closedByTimeline := false
+	for _, e := range evs {
+		switch e.Kind {
+		case "close":
+			closedByTimeline = true
+		case "reopen":
+			closedByTimeline = false
+		}
+	}
+	if issue.Closed && !closedByTimeline && !issue.ClosedAt.IsZero() {
+		at := issue.ClosedAt
+		k, _ := slices.BinarySearchFunc(evs, at, func(e TimelineEvent, t time.Time) int {
+			if e.CreatedAt.After(t) {
+				return 1
+			}
+			return -1
+		})
+		evs = slices.Insert(evs, k, TimelineEvent{ID: lifeSyntheticCloseID, Issue: issue.Number, Kind: "close", CreatedAt: at})
+	}
 
 	// The pull requests that link to the issue, and when each counts.
 	type linked struct {
@@ -153,11 +186,18 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			if p.Merged {
 				stop.cause = fmt.Sprintf("pull:#%d merged", p.Number)
 			}
+			// The nearest close event, if one is near enough and later than
+			// the start: a quick earlier close and reopen must not swallow
+			// the whole review.
+			nearest := mergeCloseWindow + 1
+			var closeAt time.Time
 			for _, e := range evs {
-				if e.Kind == "close" && lifeAbs(e.CreatedAt.Sub(stop.at)) <= mergeCloseWindow {
-					stop.at = e.CreatedAt
-					break
+				if d := lifeAbs(e.CreatedAt.Sub(stop.at)); e.Kind == "close" && d < nearest && e.CreatedAt.After(start.at) {
+					nearest, closeAt = d, e.CreatedAt
 				}
+			}
+			if !closeAt.IsZero() {
+				stop.at = closeAt
 			}
 			if !stop.at.After(start.at) {
 				continue // closed before it ever referred to the issue
@@ -171,8 +211,11 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		links = append(links, linked{reasons: ix.linksTo(issue)})
 	}
 	for i := range evs {
-		steps = append(steps, lifeReplayStep{at: evs[i].CreatedAt, order: 1, event: &evs[i],
-			cause: "timeline:" + strconv.FormatInt(evs[i].ID, 10)})
+		cause := "timeline:" + strconv.FormatInt(evs[i].ID, 10)
+		if evs[i].ID == lifeSyntheticCloseID {
+			cause = "reconcile"
+		}
+		steps = append(steps, lifeReplayStep{at: evs[i].CreatedAt, order: 1, event: &evs[i], cause: cause})
 	}
 	for i := range steps {
 		if steps[i].at.Before(issue.CreatedAt) {
@@ -187,7 +230,7 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			return a.order - b.order
 		}
 		if a.event != nil && b.event != nil {
-			return compareInt64(a.event.ID, b.event.ID)
+			return cmp.Compare(a.event.ID, b.event.ID)
 		}
 		return 0
 	})
@@ -217,7 +260,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		apply(steps[i])
 	}
 	cur = stateNow()
-	out = append(out, Transition{Issue: issue.Number, To: cur, At: issue.CreatedAt, Cause: "created"})
+	out = append(out, Transition{Issue: issue.Number, To: cur, At: issue.CreatedAt, Cause: "created",
+		Estimate: lifeReadEstimate(facts.Labels).size})
 	for i < len(steps) {
 		at := steps[i].at
 		if !now.IsZero() && at.After(now) {
@@ -231,7 +275,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 			}
 		}
 		if seen != cur {
-			out = append(out, Transition{Issue: issue.Number, From: cur, To: seen, At: at, Cause: cause})
+			out = append(out, Transition{Issue: issue.Number, From: cur, To: seen, At: at, Cause: cause,
+				Estimate: lifeReadEstimate(facts.Labels).size})
 			cur = seen
 		}
 	}
@@ -252,7 +297,8 @@ func Replay(issue IssueFacts, events []TimelineEvent, pulls []IssueFacts, repo s
 		if at.Before(out[len(out)-1].At) {
 			at = out[len(out)-1].At
 		}
-		out = append(out, Transition{Issue: issue.Number, From: cur, To: final, At: at, Cause: "reconcile"})
+		out = append(out, Transition{Issue: issue.Number, From: cur, To: final, At: at, Cause: "reconcile",
+			Estimate: lifeReadEstimate(issue.Labels).size})
 	}
 	return out
 }

@@ -16,9 +16,10 @@ func TestDiff(t *testing.T) {
 		{Number: 5, State: Done, Discarded: true},
 		// #4 is gone (deleted or moved): not reported.
 	}
+	next[2].Estimate = SizeS // #1
 	got := Diff(prev, next, at, "delivery:42")
 	want := []Transition{
-		{Issue: 1, From: Diagnosis, To: Steeping, At: at, Cause: "delivery:42"},
+		{Issue: 1, From: Diagnosis, To: Steeping, At: at, Cause: "delivery:42", Estimate: SizeS},
 		{Issue: 3, From: "", To: Diagnosis, At: at, Cause: "delivery:42"},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -66,10 +67,10 @@ func TestReplayWholeLife(t *testing.T) {
 	got := Replay(f.issue, f.events, []IssueFacts{f.pull}, "acme/app", f.t4.Add(24*time.Hour))
 	want := []Transition{
 		{Issue: 5, From: "", To: Diagnosis, At: f.t0, Cause: "created"},
-		{Issue: 5, From: Diagnosis, To: Triage, At: f.t1, Cause: "timeline:101"},
-		{Issue: 5, From: Triage, To: Steeping, At: f.t2, Cause: "timeline:102"},
-		{Issue: 5, From: Steeping, To: InReview, At: f.t3, Cause: "timeline:103"},
-		{Issue: 5, From: InReview, To: Done, At: f.t4, Cause: "timeline:105"},
+		{Issue: 5, From: Diagnosis, To: Triage, At: f.t1, Cause: "timeline:101", Estimate: SizeM},
+		{Issue: 5, From: Triage, To: Steeping, At: f.t2, Cause: "timeline:102", Estimate: SizeM},
+		{Issue: 5, From: Steeping, To: InReview, At: f.t3, Cause: "timeline:103", Estimate: SizeM},
+		{Issue: 5, From: InReview, To: Done, At: f.t4, Cause: "timeline:105", Estimate: SizeM},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Replay =\n%s\nwant\n%s", transitionsText(got), transitionsText(want))
@@ -95,6 +96,28 @@ func TestReplayCases(t *testing.T) {
 		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
 			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, InReview, 50 * time.Hour, "timeline:103"},
 			{InReview, Done, 70*time.Hour + 30*time.Second, "timeline:105"}}, time.Time{}},
+		{"the close nearest the merge is the one that goes with it", func(f *replayFixture) {
+			// A close and reopen a minute before the merge's own close.
+			f.events = append(f.events[:4],
+				TimelineEvent{ID: 106, Kind: "close", CreatedAt: f.t4.Add(-time.Minute)},
+				TimelineEvent{ID: 107, Kind: "reopen", CreatedAt: f.t4.Add(-time.Minute + time.Second)},
+				TimelineEvent{ID: 108, Kind: "close", CreatedAt: f.t4.Add(time.Second)})
+			f.issue.ClosedAt = f.t4.Add(time.Second)
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
+			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, InReview, 50 * time.Hour, "timeline:103"},
+			{InReview, Done, 70*time.Hour - time.Minute, "timeline:106"}, {Done, InReview, 70*time.Hour - time.Minute + time.Second, "timeline:107"},
+			{InReview, Done, 70*time.Hour + time.Second, "timeline:108"}}, time.Time{}},
+		{"a close before the review started is not the merge's", func(f *replayFixture) {
+			f.events = append(f.events[:2],
+				TimelineEvent{ID: 106, Kind: "close", CreatedAt: f.t3.Add(-time.Minute)},
+				TimelineEvent{ID: 107, Kind: "reopen", CreatedAt: f.t3.Add(-30 * time.Second)},
+				f.events[2], f.events[3])
+			f.issue.Closed, f.issue.ClosedAt = false, time.Time{}
+			f.pull.ClosedAt = f.t3.Add(time.Minute)
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
+			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, Done, 50*time.Hour - time.Minute, "timeline:106"},
+			{Done, Steeping, 50*time.Hour - 30*time.Second, "timeline:107"}, {Steeping, InReview, 50 * time.Hour, "timeline:103"},
+			{InReview, Steeping, 50*time.Hour + time.Minute, "pull:#12 merged"}}, time.Time{}},
 		{"pull request closed unmerged, issue still open", func(f *replayFixture) {
 			f.events = f.events[:4]
 			f.issue.Closed, f.issue.ClosedAt = false, time.Time{}
@@ -180,7 +203,19 @@ func TestReplayCases(t *testing.T) {
 			f.events = f.events[:4]
 		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
 			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, InReview, 50 * time.Hour, "timeline:103"},
-			{InReview, Steeping, 70 * time.Hour, "pull:#12 merged"}, {Steeping, Done, 70 * time.Hour, "reconcile"}}, time.Time{}},
+			{InReview, Done, 70 * time.Hour, "reconcile"}}, time.Time{}},
+		{"a close the timeline does not show, away from any merge", func(f *replayFixture) {
+			f.pull = IssueFacts{Number: 12, IsPull: true, CreatedAt: f.t0} // unrelated
+			f.events = f.events[:2]
+			f.issue.ClosedAt = f.t4.Add(24 * time.Hour)
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Triage, 2 * time.Hour, "timeline:101"},
+			{Triage, Steeping, 26 * time.Hour, "timeline:102"}, {Steeping, Done, 94 * time.Hour, "reconcile"}}, time.Time{}},
+		{"closed, reopened, closed again without an event", func(f *replayFixture) {
+			f.pull = IssueFacts{Number: 12, IsPull: true, CreatedAt: f.t0} // unrelated
+			f.events = []TimelineEvent{{ID: 111, Kind: "close", CreatedAt: f.t1}, {ID: 112, Kind: "reopen", CreatedAt: f.t2}}
+			f.issue = IssueFacts{Number: 5, CreatedAt: f.t0, Closed: true, ClosedAt: f.t3}
+		}, []tr{{"", Diagnosis, 0, "created"}, {Diagnosis, Done, 2 * time.Hour, "timeline:111"},
+			{Done, Diagnosis, 26 * time.Hour, "timeline:112"}, {Diagnosis, Done, 50 * time.Hour, "reconcile"}}, time.Time{}},
 		{"events of other issues are ignored", func(f *replayFixture) {
 			f.events = append(f.events, TimelineEvent{ID: 900, Issue: 6, Kind: "reopen", CreatedAt: f.t4.Add(time.Hour)})
 			f.events[0].Issue = 5
@@ -207,6 +242,9 @@ func TestReplayCases(t *testing.T) {
 				n = c.nowArg
 			}
 			got := Replay(f.issue, f.events, []IssueFacts{f.pull}, "acme/app", n)
+			for i := range got {
+				got[i].Estimate = "" // TestReplayWholeLife and TestReplayRecordedSequence check it
+			}
 			var want []Transition
 			for _, w := range c.want {
 				want = append(want, Transition{Issue: 5, From: w.from, To: w.to, At: lifeT0.Add(w.at), Cause: w.cause})
@@ -252,7 +290,70 @@ func TestReplayEndsWhereInferStands(t *testing.T) {
 func transitionsText(ts []Transition) string {
 	s := ""
 	for _, t := range ts {
-		s += "  " + string(t.From) + " → " + string(t.To) + " at " + t.At.Format(time.RFC3339) + " (" + t.Cause + ")\n"
+		s += "  " + string(t.From) + " → " + string(t.To) + " at " + t.At.Format(time.RFC3339) + " (" + t.Cause + ") est " + string(t.Estimate) + "\n"
 	}
 	return s
+}
+
+// TestReplayRecordedSequence replays, written out by hand, the timeline of
+// issue #1 in the recorded Forgejo session (labels churned, milestone set,
+// removed and set again, assignees added and removed, a close and reopen,
+// then pull request #4 "Fixes #1" merged).
+func TestReplayRecordedSequence(t *testing.T) {
+	at := func(m, s int) time.Time { return time.Date(2026, 11, 29, 21, m, s, 0, time.UTC) }
+	one := int64(1)
+	evs := []TimelineEvent{
+		{ID: 1, Kind: "change_title", CreatedAt: at(21, 38)},
+		{ID: 2, Kind: "label", CreatedAt: at(21, 43), Label: "deadline/hard"},
+		{ID: 3, Kind: "label", CreatedAt: at(21, 43), Label: "est/S"},
+		{ID: 4, Kind: "label", CreatedAt: at(21, 45), Label: "est/S", Removed: true},
+		{ID: 5, Kind: "label", CreatedAt: at(21, 45), Label: "est/M"},
+		{ID: 6, Kind: "label", CreatedAt: at(21, 47), Label: "p/1"},
+		{ID: 7, Kind: "label", CreatedAt: at(21, 50), Label: "deadline/hard", Removed: true},
+		{ID: 8, Kind: "label", CreatedAt: at(21, 52), Label: "est/M", Removed: true},
+		{ID: 9, Kind: "label", CreatedAt: at(21, 52), Label: "est/S"},
+		{ID: 10, Kind: "label", CreatedAt: at(21, 52), Label: "p/1", Removed: true},
+		{ID: 11, Kind: "label", CreatedAt: at(21, 54), Label: "est/S", Removed: true},
+		{ID: 12, Kind: "milestone", CreatedAt: at(21, 57), Milestone: one},
+		{ID: 13, Kind: "milestone", CreatedAt: at(21, 59), Removed: true},
+		{ID: 14, Kind: "milestone", CreatedAt: at(22, 1), Milestone: one},
+		{ID: 15, Kind: "assignees", CreatedAt: at(22, 3), Assignee: "ceo"},
+		{ID: 16, Kind: "assignees", CreatedAt: at(22, 3), Assignee: "dev"},
+		{ID: 17, Kind: "assignees", CreatedAt: at(22, 6), Assignee: "dev", Removed: true},
+		{ID: 18, Kind: "assignees", CreatedAt: at(22, 8), Assignee: "ceo", Removed: true},
+		{ID: 19, Kind: "added_deadline", CreatedAt: at(22, 10)},
+		{ID: 20, Kind: "removed_deadline", CreatedAt: at(22, 12)},
+		{ID: 21, Kind: "comment", CreatedAt: at(22, 14)},
+		{ID: 23, Kind: "close", CreatedAt: at(22, 24)},
+		{ID: 24, Kind: "reopen", CreatedAt: at(22, 26)},
+		{ID: 25, Kind: "label", CreatedAt: at(22, 28), Label: "deadline/hard"},
+		{ID: 26, Kind: "label", CreatedAt: at(22, 28), Label: "est/S"},
+		{ID: 27, Kind: "label", CreatedAt: at(22, 28), Label: "p/1"},
+		{ID: 29, Kind: "add_dependency", CreatedAt: at(22, 33), RefIssue: 2},
+		{ID: 36, Kind: "add_time_manual", CreatedAt: at(22, 43)},
+		{ID: 39, Kind: "pull_ref", CreatedAt: at(22, 52), RefIssue: 4},
+		{ID: 49, Kind: "close", CreatedAt: at(23, 13)},
+	}
+	issue := IssueFacts{Number: 1, Closed: true, ClosedAt: at(23, 13), Labels: []string{"deadline/hard", "est/S", "p/1"},
+		Milestone: 1, CreatedAt: at(21, 36)}
+	pull := IssueFacts{Number: 4, IsPull: true, Title: "Fix widget on Tuesdays", Body: "Fixes #1", Closed: true,
+		ClosedAt: at(23, 13), Merged: true, CreatedAt: at(22, 52)}
+	got := Replay(issue, evs, []IssueFacts{pull}, "ceo/demo", at(59, 0))
+	want := []Transition{
+		{1, "", Diagnosis, at(21, 36), "created", ""},
+		{1, Diagnosis, Triage, at(21, 43), "timeline:3", "s"},
+		{1, Triage, Diagnosis, at(21, 54), "timeline:11", ""},
+		{1, Diagnosis, Triage, at(21, 57), "timeline:12", ""},
+		{1, Triage, Diagnosis, at(21, 59), "timeline:13", ""},
+		{1, Diagnosis, Triage, at(22, 1), "timeline:14", ""},
+		{1, Triage, Steeping, at(22, 3), "timeline:15", ""},
+		{1, Steeping, Triage, at(22, 8), "timeline:18", ""},
+		{1, Triage, Done, at(22, 24), "timeline:23", ""},
+		{1, Done, Triage, at(22, 26), "timeline:24", ""},
+		{1, Triage, InReview, at(22, 52), "timeline:39", "s"},
+		{1, InReview, Done, at(23, 13), "timeline:49", "s"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Replay =\n%s\nwant\n%s", transitionsText(got), transitionsText(want))
+	}
 }
