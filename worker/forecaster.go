@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -14,8 +16,9 @@ import (
 )
 
 // Forecaster is the Recomputer: it loads a project's mirror, runs the
-// engine and stores a snapshot. An error leaves the previous snapshot in
-// place, and River retries.
+// lifecycle rules, the calibration and the Monte Carlo schedule, records
+// lifecycle transitions, and stores a versioned snapshot that read tools
+// serve. An error leaves the previous snapshot in place, and River retries.
 type Forecaster struct {
 	Pool             *store.Pool
 	Log              *slog.Logger
@@ -23,14 +26,18 @@ type Forecaster struct {
 	StaleWorkingDays int
 	DefaultCalendar  scheduler.Calendar
 	People           []scheduler.Person
+	Calibration      scheduler.CalibrationOptions
 	// Now is the clock; tests set it.
 	Now func() time.Time
 }
 
 // SnapshotData is what a snapshot holds; read tools serve it.
 type SnapshotData struct {
-	ComputedAt time.Time `json:"computedAt"`
-	Counts     Counts    `json:"counts"`
+	ComputedAt  time.Time               `json:"computedAt"`
+	Counts      Counts                  `json:"counts"`
+	Statuses    []scheduler.IssueStatus `json:"statuses"`
+	Calibration scheduler.Calibration   `json:"calibration"`
+	Forecast    scheduler.Forecast      `json:"forecast"`
 }
 
 // Counts summarises the mirror a snapshot was computed from.
@@ -39,6 +46,7 @@ type Counts struct {
 	Open       int `json:"open"`
 	Pulls      int `json:"pulls"`
 	Milestones int `json:"milestones"`
+	Samples    int `json:"samples"`
 }
 
 func (f *Forecaster) now() time.Time {
@@ -51,42 +59,163 @@ func (f *Forecaster) now() time.Time {
 // Recompute builds and stores a fresh snapshot of one project.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
-	var mirror store.Mirror
-	var counter int64
-	// One repeatable-read transaction so the mirror's parts and the change
-	// counter agree with each other.
+	var (
+		project     store.Project
+		mirror      store.Mirror
+		transitions []store.Transition
+		prev        map[int64]store.IssueState
+		counter     int64
+	)
+	// One repeatable-read transaction so the mirror's parts, the recorded
+	// states and the change counter agree with each other.
 	err := store.InSnapshotTx(ctx, f.Pool, func(tx store.Tx) error {
 		var err error
+		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
+			return err
+		}
 		if counter, err = store.ChangeCounter(ctx, tx, projectID); err != nil {
 			return err
 		}
-		mirror, err = store.LoadMirror(ctx, tx, projectID)
+		if mirror, err = store.LoadMirror(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
+			return err
+		}
+		prev, err = store.IssueStates(ctx, tx, projectID)
 		return err
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("load project %d: %w", projectID, err)
 	}
-	data := SnapshotData{ComputedAt: f.now().UTC()}
-	for _, i := range mirror.Issues {
-		if i.IsPull {
-			data.Counts.Pulls++
-			continue
-		}
-		data.Counts.Issues++
-		if i.State == "open" {
-			data.Counts.Open++
-		}
+
+	now := f.now().UTC()
+	model := buildModel(project.FullName(), mirror, transitions, f.People, f.DefaultCalendar, f.StaleWorkingDays, now)
+	cal := scheduler.Calibrate(model.samples, f.Calibration)
+	model.input.Calibration = cal
+	fc, err := scheduler.Run(model.input, scheduler.Options{Trials: f.Trials})
+	if err != nil {
+		return fmt.Errorf("forecast %s: %w", project.FullName(), err)
 	}
-	data.Counts.Milestones = len(mirror.Milestones)
+
+	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc}
+	data.Counts = countMirror(mirror)
+	data.Counts.Samples = len(model.samples)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
-	in, _ := json.Marshal(mirror)
-	sum := sha256.Sum256(in)
-	_, err = store.PutSnapshot(ctx, f.Pool, store.Snapshot{
-		ProjectID: projectID, InputsHash: hex.EncodeToString(sum[:]), ChangeCounter: counter,
-		Duration: time.Since(start), Data: raw,
+	states, ts := stateChanges(mirror, model.statuses, prev, lastTransition(transitions), now)
+	hash := inputsHash(model)
+	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
+		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
+			return err
+		}
+		_, err := store.PutSnapshot(ctx, tx, store.Snapshot{
+			ProjectID: projectID, InputsHash: hash, ChangeCounter: counter,
+			Duration: time.Since(start), Data: raw,
+		})
+		return err
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
+	}
+	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
+		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
+	return nil
+}
+
+func countMirror(m store.Mirror) Counts {
+	var c Counts
+	for _, i := range m.Issues {
+		if i.IsPull {
+			c.Pulls++
+			continue
+		}
+		c.Issues++
+		if i.State == "open" {
+			c.Open++
+		}
+	}
+	c.Milestones = len(m.Milestones)
+	return c
+}
+
+// inputsHash identifies what a snapshot was computed from: the forecast's
+// input (through its seed hash) and the inferred statuses.
+func inputsHash(m engineModel) string {
+	h := sha256.New()
+	var seed [8]byte
+	binary.BigEndian.PutUint64(seed[:], scheduler.InputSeed(m.input))
+	h.Write(seed[:])
+	_ = json.NewEncoder(h).Encode(m.statuses)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lastTransition is each issue's latest recorded transition.
+func lastTransition(ts []store.Transition) map[int64]store.Transition {
+	out := map[int64]store.Transition{}
+	for _, t := range ts {
+		out[t.Issue] = t // ordered by issue, then time
+	}
+	return out
+}
+
+// stateFlags is what issue_states keeps of the flags.
+type stateFlags struct {
+	Blocked         bool   `json:"blocked,omitempty"`
+	Stale           bool   `json:"stale,omitempty"`
+	MissingEstimate bool   `json:"missingEstimate,omitempty"`
+	Discarded       bool   `json:"discarded,omitempty"`
+	Unschedulable   string `json:"unschedulable,omitempty"`
+}
+
+// stateChanges compares the inferred statuses with the recorded states and
+// returns the rows to write and the transitions to record. A transition's
+// cause is the delivery that last changed the issue, or "reconcile" when an
+// API sync did; a closed issue moves to done at its closing time. An issue
+// seen for the first time whose replayed timeline already ends in its
+// state gets no second transition.
+func stateChanges(m store.Mirror, statuses []scheduler.IssueStatus, prev map[int64]store.IssueState, last map[int64]store.Transition, now time.Time) ([]store.IssueState, []store.Transition) {
+	issues := make(map[int64]store.Issue, len(m.Issues))
+	for _, i := range m.Issues {
+		issues[i.Number] = i
+	}
+	var states []store.IssueState
+	var ts []store.Transition
+	for _, s := range statuses {
+		flags, _ := json.Marshal(stateFlags{Blocked: s.Blocked, Stale: s.Stale, MissingEstimate: s.MissingEstimate, Discarded: s.Discarded, Unschedulable: s.Unschedulable})
+		issue := issues[s.Number]
+		cause := "reconcile"
+		if d := m.LastDelivery[s.Number]; d != "" {
+			cause = "delivery:" + d
+		}
+		at := now
+		if s.State == scheduler.Done && issue.ClosedAt != nil {
+			at = *issue.ClosedAt
+		}
+		p, seen := prev[s.Number]
+		from := p.State
+		if t, ok := last[s.Number]; ok && !seen {
+			from = t.To
+		}
+		switch {
+		case seen && p.State == string(s.State):
+			if !bytes.Equal(p.Flags, flags) {
+				states = append(states, store.IssueState{Number: s.Number, State: p.State, Flags: flags, Since: p.Since})
+			}
+			continue
+		case !seen:
+			if t, ok := last[s.Number]; ok && t.To == string(s.State) {
+				states = append(states, store.IssueState{Number: s.Number, State: t.To, Flags: flags, Since: t.At})
+				continue
+			}
+			if _, ok := last[s.Number]; !ok && s.State != scheduler.Done {
+				at = issue.CreatedAt
+			}
+		}
+		ts = append(ts, store.Transition{Issue: s.Number, From: from, To: string(s.State), At: at, Cause: cause})
+		states = append(states, store.IssueState{Number: s.Number, State: string(s.State), Flags: flags, Since: at})
+	}
+	return states, ts
 }

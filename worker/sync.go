@@ -29,7 +29,7 @@ type GiteaReader interface {
 // TimelineReplayer rebuilds an issue's lifecycle transitions from its
 // timeline; the lifecycle rules live in the scheduler.
 type TimelineReplayer interface {
-	Replay(issue store.Issue, events []store.TimelineEvent, pulls []store.Issue, now time.Time) []store.Transition
+	Replay(repo string, issue store.Issue, deps []store.Dependency, events []store.TimelineEvent, pulls []store.Issue, now time.Time) []store.Transition
 }
 
 // Syncer brings a project's mirror in line with Gitea: a full backfill the
@@ -145,7 +145,7 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 					return err
 				}
 				if s.Replayer != nil && !r.IsPull {
-					ts := s.Replayer.Replay(r, details[k].timeline, pullRows, started)
+					ts := s.Replayer.Replay(p.FullName(), r, details[k].deps, details[k].timeline, pullRows, started)
 					if err := store.ReplaceTransitions(ctx, tx, p.ID, r.Number, ts); err != nil {
 						return err
 					}

@@ -81,7 +81,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Log: m.logger}
+	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger}
 	engine, err := m.newRecomputer(cfg, pool)
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func (m *Main) syncProjects(ctx context.Context, cfg Config, opts syncOptions) e
 	tty := isTerminal(m.Stdout)
 	for _, p := range projects {
 		name := p.FullName()
-		s := &worker.Syncer{Pool: pool, Gitea: gc, Jobs: jobs, Log: m.logger}
+		s := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Jobs: jobs, Log: m.logger}
 		if tty {
 			s.Progress = func(done, total int) {
 				fmt.Fprintf(m.Stdout, "\r%s: %d/%d issues", name, done, total)

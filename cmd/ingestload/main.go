@@ -3,7 +3,11 @@
 // fresh database, times single-row inserts of a ~5 KB payload from C
 // concurrent writers, then posts N signed, real-shaped deliveries over
 // loopback from C concurrent clients to the real router and ingester, and
-// counts the stored rows afterwards. It prints every round and the medians.
+// counts the stored rows afterwards. Then, per round, a freshness burst: a
+// generated 2,000-issue project with the recompute worker running as serve
+// runs it, a burst of deliveries, and the time from the last acknowledgement
+// to a snapshot that covers every change. It prints every round and the
+// medians.
 //
 //	go run ./cmd/ingestload -n 20000 -c 32 -rounds 3
 package main
@@ -15,6 +19,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,8 +34,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/commitea/commitea/api"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
@@ -58,6 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	c := fs.Int("c", 32, "concurrent clients")
 	rounds := fs.Int("rounds", 3, "rounds; medians are reported")
 	issues := fs.Int("issues", 200, "distinct issues the deliveries touch")
+	burst := fs.Int("burst", 1000, "deliveries in the freshness burst against a 2,000-issue project with the recompute worker running (0 skips it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +98,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		med(func(r round) float64 { return r.ingestRate / r.rawRate }),
 		time.Duration(med(func(r round) float64 { return float64(r.p50) })).Round(10*time.Microsecond),
 		time.Duration(med(func(r round) float64 { return float64(r.p99) })).Round(10*time.Microsecond))
+	if *burst <= 0 {
+		return nil
+	}
+	var lags []time.Duration
+	for i := range *rounds {
+		b, err := burstRound(ctx, *dbURL, template, *burst, *c)
+		if err != nil {
+			return fmt.Errorf("burst %d: %w", i+1, err)
+		}
+		lags = append(lags, b.lag)
+		fmt.Fprintf(out, "burst %d: %d deliveries acknowledged in %s; fresh snapshot %s after the last (recompute runs %d, last took %s)\n",
+			i+1, *burst, b.post.Round(time.Millisecond), b.lag.Round(time.Millisecond), b.snapshots, b.took.Round(time.Millisecond))
+	}
+	slices.Sort(lags)
+	fmt.Fprintf(out, "median: fresh snapshot %s after the last delivery of a burst of %d\n", lags[len(lags)/2].Round(time.Millisecond), *burst)
 	return nil
 }
 
@@ -190,22 +214,10 @@ func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issue
 				if i >= int64(n) {
 					return
 				}
-				body := bodies[i]
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/webhooks/gitea", bytes.NewReader(body))
-				mac := hmac.New(sha256.New, []byte(secret))
-				mac.Write(body)
-				req.Header.Set("X-Gitea-Signature", hex.EncodeToString(mac.Sum(nil)))
-				req.Header.Set("X-Gitea-Event", "issues")
-				req.Header.Set("X-Gitea-Delivery", fmt.Sprintf("load-%d", i))
-				req.Header.Set("Content-Type", "application/json")
 				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
+				err := post(ctx, client, srv.URL, secret, fmt.Sprintf("load-%d", i), bodies[i])
 				lat[i] = time.Since(t0)
-				if err != nil || resp.StatusCode != http.StatusAccepted {
+				if err != nil {
 					failures.Add(1)
 				}
 			}
@@ -224,6 +236,153 @@ func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issue
 	}
 	r.lost = int64(n) - stored
 	return r, nil
+}
+
+type burst struct {
+	post, lag, took time.Duration
+	snapshots       int
+}
+
+// burstRound seeds a 2,000-issue project, runs the recompute worker and the
+// freshness watch as serve does, posts n deliveries from c clients, and
+// measures how long after the last acknowledgement a snapshot covering
+// every change is stored.
+func burstRound(ctx context.Context, adminURL string, template []byte, n, c int) (burst, error) {
+	var b burst
+	dbURL, drop, err := freshDatabase(ctx, adminURL)
+	if err != nil {
+		return b, err
+	}
+	defer drop()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return b, err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool, log); err != nil {
+		return b, err
+	}
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		return b, err
+	}
+	shape := storetest.ProjectShape{Open: 2000, Done: 1000, People: 20, DepShare: 0.3, Milestones: 3, Seed: 7}
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, time.Now()); err != nil {
+		return b, err
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Log: log,
+		Recomputer: &worker.Forecaster{Pool: pool, Log: log, Trials: 2000}})
+	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{Work: true, Workers: workers, Log: log})
+	if err != nil {
+		return b, err
+	}
+	if err := jobs.Start(ctx); err != nil {
+		return b, err
+	}
+	defer func() { _ = jobs.Stop(context.WithoutCancel(ctx)) }()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go (&worker.FreshnessWatch{Pool: pool, Jobs: jobs, Log: log}).Run(watchCtx)
+	fresh := func() (bool, error) {
+		s, err := store.LatestSnapshot(ctx, pool, p.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		counter, err := store.ChangeCounter(ctx, pool, p.ID)
+		b.took = s.Duration
+		return err == nil && s.ChangeCounter == counter, err
+	}
+	waitFresh := func(limit time.Duration) (time.Duration, error) {
+		start := time.Now()
+		for time.Since(start) < limit {
+			ok, err := fresh()
+			if err != nil || ok {
+				return time.Since(start), err
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return 0, fmt.Errorf("no fresh snapshot within %s", limit)
+	}
+	if _, err := waitFresh(time.Minute); err != nil {
+		return b, fmt.Errorf("first snapshot: %w", err)
+	}
+	before, err := snapshotCount(ctx, pool)
+	if err != nil {
+		return b, err
+	}
+
+	in := worker.NewIngester(pool, jobs, []store.Project{p}, log, worker.IngesterConfig{})
+	in.Start()
+	defer in.Close()
+	const secret = "load-secret"
+	srv := httptest.NewServer(api.NewRouter(api.Config{WebhookSecret: secret, Sink: in, Decode: gitea.DecodeDelivery, Log: log}))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}}
+	var next, failures atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				body := bytes.Replace(template, []byte(`"number": 1,`), []byte(fmt.Sprintf(`"number": %d,`, 1000+i%2000+1)), -1)
+				if err := post(ctx, client, srv.URL, secret, fmt.Sprintf("burst-%d", i), body); err != nil {
+					failures.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.post = time.Since(start)
+	if f := failures.Load(); f > 0 {
+		return b, fmt.Errorf("%d deliveries failed", f)
+	}
+	if b.lag, err = waitFresh(30 * time.Second); err != nil {
+		return b, err
+	}
+	after, err := snapshotCount(ctx, pool)
+	b.snapshots = after - before
+	return b, err
+}
+
+func snapshotCount(ctx context.Context, pool *store.Pool) (int, error) {
+	var n int
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM snapshots`).Scan(&n)
+	return n, err
+}
+
+// post sends one signed delivery and wants 202.
+func post(ctx context.Context, client *http.Client, base, secret, id string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/gitea", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	req.Header.Set("X-Gitea-Signature", hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-Gitea-Event", "issues")
+	req.Header.Set("X-Gitea-Delivery", id)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("delivery %s: status %d", id, resp.StatusCode)
+	}
+	return nil
 }
 
 func freshDatabase(ctx context.Context, adminURL string) (string, func(), error) {

@@ -1,0 +1,258 @@
+package worker
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+)
+
+// This file turns the mirror (package store) into the engine's plain inputs
+// (package scheduler). It is the only place that knows both.
+
+// projectFacts gathers what the lifecycle rules read: every issue and pull
+// request with its dependencies.
+func projectFacts(repo string, m store.Mirror) scheduler.ProjectFacts {
+	deps := map[int64][]scheduler.DependencyRef{}
+	for _, d := range m.Dependencies {
+		deps[d.Issue] = append(deps[d.Issue], scheduler.DependencyRef{Number: d.DependsOn, Repo: d.DependsOnRepo})
+	}
+	facts := scheduler.ProjectFacts{Repo: repo, Issues: make([]scheduler.IssueFacts, 0, len(m.Issues))}
+	for _, i := range m.Issues {
+		facts.Issues = append(facts.Issues, issueFacts(i, deps[i.Number]))
+	}
+	return facts
+}
+
+func issueFacts(i store.Issue, deps []scheduler.DependencyRef) scheduler.IssueFacts {
+	f := scheduler.IssueFacts{
+		Number: i.Number, IsPull: i.IsPull, Title: i.Title, Body: i.Body,
+		Closed: i.State == "closed", Labels: i.Labels, Assignees: i.Assignees,
+		Ref: i.Ref, Merged: i.Merged, ClosingRefs: i.ClosingRefs,
+		CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, LastActivityAt: i.LastActivityAt,
+		DependsOn: deps,
+	}
+	if i.ClosedAt != nil {
+		f.ClosedAt = *i.ClosedAt
+	}
+	if i.Milestone != nil {
+		f.Milestone = *i.Milestone
+	}
+	return f
+}
+
+// timelineEvents converts the mirror's timeline rows of one issue.
+func timelineEvents(rows []store.TimelineEvent) []scheduler.TimelineEvent {
+	out := make([]scheduler.TimelineEvent, 0, len(rows))
+	for _, r := range rows {
+		e := scheduler.TimelineEvent{
+			ID: r.ID, Issue: r.Issue, Kind: r.Kind, CreatedAt: r.CreatedAt,
+			Label: r.Label, Assignee: r.Assignee, Removed: r.Removed, RefIssue: r.RefIssue,
+		}
+		if r.Milestone != nil {
+			e.Milestone = *r.Milestone
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// LifecycleReplayer rebuilds an issue's transitions from its Gitea timeline
+// with the same rules live ingest uses; backfill calls it.
+type LifecycleReplayer struct{}
+
+// Replay implements TimelineReplayer.
+func (LifecycleReplayer) Replay(repo string, issue store.Issue, deps []store.Dependency, events []store.TimelineEvent, pulls []store.Issue, now time.Time) []store.Transition {
+	refs := make([]scheduler.DependencyRef, 0, len(deps))
+	for _, d := range deps {
+		refs = append(refs, scheduler.DependencyRef{Number: d.DependsOn, Repo: d.DependsOnRepo})
+	}
+	pullFacts := make([]scheduler.IssueFacts, 0, len(pulls))
+	for _, p := range pulls {
+		pullFacts = append(pullFacts, issueFacts(p, nil))
+	}
+	ts := scheduler.Replay(issueFacts(issue, refs), timelineEvents(events), pullFacts, repo, now)
+	out := make([]store.Transition, len(ts))
+	for k, t := range ts {
+		out[k] = storeTransition(t)
+	}
+	return out
+}
+
+func storeTransition(t scheduler.Transition) store.Transition {
+	return store.Transition{Issue: t.Issue, From: string(t.From), To: string(t.To), At: t.At, Cause: t.Cause}
+}
+
+// hardDeadline reports whether a milestone description holds a line that
+// reads exactly "deadline: hard" (surrounding spaces and case aside).
+func hardDeadline(description string) bool {
+	for line := range strings.SplitSeq(description, "\n") {
+		if strings.EqualFold(strings.TrimSpace(line), "deadline: hard") {
+			return true
+		}
+	}
+	return false
+}
+
+func engineMilestones(ms []store.Milestone) []scheduler.Milestone {
+	out := make([]scheduler.Milestone, 0, len(ms))
+	for _, m := range ms {
+		x := scheduler.Milestone{ID: m.ID, Title: m.Title, Hard: hardDeadline(m.Description), Closed: m.State == "closed"}
+		if m.DueOn != nil {
+			x.Due = *m.DueOn
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// trackedHours sums each issue's tracked time.
+func trackedHours(times []store.TrackedTime) map[int64]float64 {
+	out := map[int64]float64{}
+	for _, t := range times {
+		out[t.Issue] += float64(t.Seconds) / 3600
+	}
+	return out
+}
+
+// activeIntervals are the spans each issue spent steeping or in review, per
+// its transitions, attributed to its first assignee; an issue still active
+// runs to now. They give the actual effort of issues without tracked time.
+func activeIntervals(issues []store.Issue, transitions []store.Transition, now time.Time) []scheduler.WorkInterval {
+	person := map[int64]string{}
+	for _, i := range issues {
+		if len(i.Assignees) > 0 {
+			person[i.Number] = i.Assignees[0]
+		}
+	}
+	active := func(s string) bool {
+		return s == string(scheduler.Steeping) || s == string(scheduler.InReview)
+	}
+	var out []scheduler.WorkInterval
+	open := map[int64]time.Time{}
+	// Transitions come ordered by issue, then time.
+	for _, t := range transitions {
+		from, isOpen := open[t.Issue]
+		switch {
+		case active(t.To) && !isOpen:
+			open[t.Issue] = t.At
+		case !active(t.To) && isOpen:
+			out = append(out, scheduler.WorkInterval{Number: t.Issue, Person: person[t.Issue], From: from, To: t.At})
+			delete(open, t.Issue)
+		}
+	}
+	numbers := make([]int64, 0, len(open))
+	for n := range open {
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	for _, n := range numbers {
+		out = append(out, scheduler.WorkInterval{Number: n, Person: person[n], From: open[n], To: now})
+	}
+	return out
+}
+
+// engineModel is everything a recompute derives from one mirror.
+type engineModel struct {
+	statuses []scheduler.IssueStatus
+	samples  []scheduler.Sample
+	input    scheduler.Input
+}
+
+// buildModel runs the lifecycle rules over the mirror and assembles the
+// calibration samples and the forecast's input. Calibration itself is left
+// to the caller, which owns its options.
+func buildModel(repo string, m store.Mirror, transitions []store.Transition, people []scheduler.Person, def scheduler.Calendar, staleDays int, now time.Time) engineModel {
+	people, calendars := team(m.Issues, people, def)
+	statuses := scheduler.Infer(projectFacts(repo, m), now, people, scheduler.LifecycleOptions{StaleWorkingDays: staleDays})
+	byNumber := make(map[int64]scheduler.IssueStatus, len(statuses))
+	for _, s := range statuses {
+		byNumber[s.Number] = s
+	}
+	tracked := trackedHours(m.TrackedTimes)
+	worked := scheduler.SharedWorkingHours(activeIntervals(m.Issues, transitions, now), calendars)
+	effort := func(n int64) float64 {
+		if h := tracked[n]; h > 0 {
+			return h
+		}
+		return worked[n]
+	}
+	deps := map[int64][]int64{}
+	for _, d := range m.Dependencies {
+		if d.DependsOnRepo == "" {
+			deps[d.Issue] = append(deps[d.Issue], d.DependsOn)
+		}
+	}
+
+	model := engineModel{statuses: statuses}
+	model.input = scheduler.Input{Now: now, People: people, Milestones: engineMilestones(m.Milestones)}
+	for _, i := range m.Issues {
+		if i.IsPull {
+			continue
+		}
+		st, ok := byNumber[i.Number]
+		if !ok {
+			continue
+		}
+		size, priority, hard := scheduler.ParseLabels(i.Labels)
+		var assignee string
+		if len(i.Assignees) > 0 {
+			assignee = i.Assignees[0]
+		}
+		if st.State == scheduler.Done {
+			if !st.Discarded && size.Valid() && effort(i.Number) > 0 {
+				s := scheduler.Sample{
+					Number: i.Number, NominalHours: size.NominalHours(), ActualHours: effort(i.Number),
+					Labels: i.Labels, Person: assignee,
+				}
+				if i.ClosedAt != nil {
+					s.FinishedAt = *i.ClosedAt
+				}
+				model.samples = append(model.samples, s)
+			}
+		}
+		x := scheduler.Issue{
+			Number: i.Number, Title: i.Title, State: st.State, Discarded: st.Discarded,
+			Estimate: size, Priority: priority, HardDeadline: hard, Assignee: assignee,
+			Labels: i.Labels, DependsOn: deps[i.Number],
+		}
+		if i.Milestone != nil {
+			x.Milestone = *i.Milestone
+		}
+		if st.State == scheduler.Steeping || st.State == scheduler.InReview {
+			x.SpentHours = effort(i.Number)
+		}
+		model.input.Issues = append(model.input.Issues, x)
+	}
+	return model
+}
+
+// team is the configured people, each with their calendar or the default
+// one, plus anyone assigned to an issue without being configured, on the
+// default calendar; sorted by login.
+func team(issues []store.Issue, configured []scheduler.Person, def scheduler.Calendar) ([]scheduler.Person, map[string]scheduler.Calendar) {
+	calendars := map[string]scheduler.Calendar{}
+	people := make([]scheduler.Person, 0, len(configured))
+	for _, p := range configured {
+		if p.Calendar.HoursPerDay == 0 {
+			p.Calendar = def
+		}
+		calendars[p.Login] = p.Calendar
+		people = append(people, p)
+	}
+	for _, i := range issues {
+		if i.IsPull {
+			continue
+		}
+		for _, a := range i.Assignees {
+			if _, ok := calendars[a]; !ok {
+				calendars[a] = def
+				people = append(people, scheduler.Person{Login: a, Calendar: def})
+			}
+		}
+	}
+	slices.SortFunc(people, func(a, b scheduler.Person) int { return strings.Compare(a.Login, b.Login) })
+	return people, calendars
+}
