@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/commitea/commitea/store"
 )
@@ -28,13 +27,7 @@ func (RecomputeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
 		Queue:    QueueRecompute,
 		Priority: 1,
-		UniqueOpts: river.UniqueOpts{
-			ByArgs: true,
-			ByState: []rivertype.JobState{
-				rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-				rivertype.JobStateScheduled, rivertype.JobStateRetryable,
-			},
-		},
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates()},
 	}
 }
 
