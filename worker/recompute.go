@@ -25,8 +25,8 @@ func (RecomputeArgs) Kind() string { return "recompute" }
 // worker catches that through the project's change counter and runs again.
 func (RecomputeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
-		Queue:    QueueRecompute,
-		Priority: 1,
+		Queue:      QueueRecompute,
+		Priority:   1,
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates()},
 	}
 }
