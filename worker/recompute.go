@@ -73,3 +73,17 @@ func (w *RecomputeWorker) Work(ctx context.Context, job *river.Job[RecomputeArgs
 	}
 	return nil
 }
+
+// RecomputePeriodicJobs recompute every project each interval even when
+// nothing changed in Gitea: time passing moves the forecast (work not done
+// today pushes dates) and sets the stale flag.
+func RecomputePeriodicJobs(projects []store.Project, every time.Duration) []*river.PeriodicJob {
+	jobs := make([]*river.PeriodicJob, 0, len(projects))
+	for _, p := range projects {
+		id := p.ID
+		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
+			return RecomputeArgs{ProjectID: id}, nil
+		}, nil))
+	}
+	return jobs
+}
