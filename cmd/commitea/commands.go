@@ -95,11 +95,11 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
 	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
-		Work:     opts.Role.RunsWorker(),
-		Workers:  workers,
+		Work:    opts.Role.RunsWorker(),
+		Workers: workers,
 		Periodic: append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
 			worker.RecomputePeriodicJobs(projects, recomputeEvery)...),
-		Log:      m.logger,
+		Log: m.logger,
 	})
 	if err != nil {
 		return err
