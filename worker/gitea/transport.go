@@ -32,8 +32,9 @@ const (
 	// retryAlways treats the request as safe to repeat: a PATCH of absolute
 	// values, a POST that is idempotent in effect (adding labels).
 	retryAlways
-	// retryNever repeats only what cannot have reached the server: creating
-	// an issue or a label twice would file a duplicate.
+	// retryNever repeats only what the server cannot have acted on (429, a
+	// connection never made): creating an issue or a label twice would
+	// file a duplicate.
 	retryNever
 )
 
