@@ -10,14 +10,14 @@ import "unicode"
 // before a request is sent; what is billed is what the provider reports.
 // The rules follow how those tokenizers split text:
 //
-//   - a run of letters is one token per started 6 letters, minus nothing
-//     for common short words (most English words are one token; long or
-//     rare words split into pieces of about 4 to 6 letters);
+//   - a run of letters counts one token per started 6 letters (most
+//     English words are one token; long or rare words split into pieces of
+//     about 4 to 6 letters);
 //   - digits go in groups of up to 3 (cl100k's rule; Gemma and Llama
 //     split every digit, so numbers-heavy text is underestimated there);
-//   - every other visible character (punctuation, JSON braces, quotes) is
-//     one token, and whitespace is free (it mostly merges into the next
-//     word);
+//   - punctuation and symbols (JSON braces, quotes, colons) count one
+//     token per started pair, since BPE merges runs such as `":"` and
+//     `","`; whitespace is free (it mostly merges into the next word);
 //   - letters outside the Latin, Greek and Cyrillic scripts (CJK, …) count
 //     one token each.
 //
@@ -25,8 +25,12 @@ import "unicode"
 // errs high on JSON with many one-character keys. Use it with headroom.
 func ApproxTokens(s string) int {
 	n := 0
-	letters, digits := 0, 0
+	letters, digits, puncts := 0, 0, 0
 	flush := func() {
+		if puncts > 0 {
+			n += (puncts + 1) / 2
+			puncts = 0
+		}
 		if letters > 0 {
 			n += (letters + 5) / 6
 			letters = 0
@@ -39,20 +43,25 @@ func ApproxTokens(s string) int {
 	for _, r := range s {
 		switch {
 		case r < 0x2E80 && unicode.IsLetter(r):
-			if digits > 0 {
+			if digits > 0 || puncts > 0 {
 				flush()
 			}
 			letters++
 		case unicode.IsDigit(r):
-			if letters > 0 {
+			if letters > 0 || puncts > 0 {
 				flush()
 			}
 			digits++
 		case unicode.IsSpace(r):
 			flush()
-		default:
+		case unicode.IsLetter(r):
 			flush()
-			n++ // punctuation, symbols, and wide-script letters
+			n++ // a wide-script letter
+		default:
+			if letters > 0 || digits > 0 {
+				flush()
+			}
+			puncts++
 		}
 	}
 	flush()
