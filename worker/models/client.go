@@ -68,13 +68,17 @@ func (e Endpoint) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("model", e.Name()), slog.String("base_url", e.BaseURL))
 }
 
-// KeyEnv is the conventional environment variable holding the provider's
-// key, or "" when the provider needs none.
-func (p Provider) KeyEnv() string {
-	switch p {
-	case ProviderOpenAI:
+// KeyEnv is the environment variable holding the key for this endpoint
+// when none is configured: OPENAI_API_KEY for OpenAI's own API,
+// ANTHROPIC_API_KEY for Anthropic's. It is "" for every other endpoint, so
+// that a provider's key is never sent to a local or third-party server that
+// merely speaks its protocol.
+func (e Endpoint) KeyEnv() string {
+	base := strings.ToLower(e.BaseURL)
+	switch {
+	case e.Provider == ProviderOpenAI && (base == "" || strings.HasPrefix(base, "https://api.openai.com/")):
 		return "OPENAI_API_KEY"
-	case ProviderAnthropic:
+	case e.Provider == ProviderAnthropic && (base == "" || strings.HasPrefix(base, "https://api.anthropic.com/")):
 		return "ANTHROPIC_API_KEY"
 	}
 	return ""
