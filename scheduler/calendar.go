@@ -261,9 +261,9 @@ func (tl *timeline) startAt(u float64) float64 {
 // reached when work ends there: the end of a window, not the start of the
 // next, when u falls on a boundary.
 func (tl *timeline) finishAt(u float64) float64 {
-	k := int(math.Ceil(u*tl.invHPD)) - 1
-	if k < 0 {
-		k = 0
+	k := int(u * tl.invHPD)
+	if float64(k)*tl.hpd >= u && k > 0 {
+		k-- // exactly on a boundary: the end of the previous window
 	}
 	if k >= len(tl.starts) {
 		return tl.wallBeyond(u)

@@ -84,12 +84,16 @@ func Run(in Input, opts Options) (Forecast, error) {
 
 // planItem is one schedulable open issue, in schedule order.
 type planItem struct {
-	key      uint64 // draw stream
-	tab      int32  // offset of its effort table
-	person   int32  // index into plan.people, -1 for the team pool
-	poolSlot int32  // index among pool items, -1 when assigned
-	group    int32  // index into plan.groups
-	depLo    int32  // deps[depLo:depHi] are positions of its dependencies
+	key      uint64  // draw stream
+	scale    float32 // exp(mu) of its effort
+	spent    float32 // hours already spent, subtracted from the draw
+	tab      int32   // offset of its sigma table
+	lo       uint32  // first table slot (truncation at spent)
+	span     uint32  // drawTableSize - lo
+	person   int32   // index into plan.people, -1 for the team pool
+	poolSlot int32   // index among pool items, -1 when assigned
+	group    int32   // index into plan.groups
+	depLo    int32   // deps[depLo:depHi] are positions of its dependencies
 	depHi    int32
 	issue    int32 // index into Input.Issues
 }
@@ -109,22 +113,24 @@ type planGroup struct {
 // plan is an input compiled for the kernel: everything that does not change
 // between trials.
 type plan struct {
-	in       Input
-	origin   time.Time
-	trials   int
-	seed     uint64
-	workers  int
-	items    []planItem
-	deps     []int32
-	tables   []float32
-	people   []planPerson
-	pool     []int32
-	poolN    int
-	groups   []planGroup
-	unsched  map[int64]string // open issue number -> reason
-	openIdx  []int32          // open issues (Input.Issues indices) by number
-	itemOf   map[int64]int32  // issue number -> position, schedulable only
-	minHours float64
+	in      Input
+	origin  time.Time
+	trials  int
+	seed    uint64
+	workers int
+	items   []planItem
+	deps    []int32
+	tables  []float32
+	people  []planPerson
+	tls     []*timeline // per person, the kernel's copy of people[k].tl
+	pool    []int32
+	poolPos []int32 // per person: slot in pool, -1 when not in it
+	poolN   int
+	groups  []planGroup
+	unsched map[int64]string // open issue number -> reason
+	openIdx []int32          // open issues (Input.Issues indices) by number
+	itemOf  map[int64]int32  // issue number -> position, schedulable only
+	trace   bool             // record each item's start (tests)
 }
 
 func newPlan(in Input, opts Options) (*plan, error) {
@@ -315,10 +321,17 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	if len(p.pool) == 0 {
 		p.pool = append(p.pool, addPerson("", Calendar{}))
 	}
+	if len(p.pool) > maxPool {
+		return nil, fmt.Errorf("forecast: %d people, at most %d supported", len(p.pool), maxPool)
+	}
+	p.poolPos = slices.Repeat([]int32{-1}, len(p.people))
+	for ps, k := range p.pool {
+		p.poolPos[k] = int32(ps)
+	}
 
 	// Milestone groups and effort tables.
 	groupIdx := map[int64]int32{}
-	tableAt := map[[3]float64]int32{}
+	tableAt := map[float64]int32{}
 	p.itemOf = make(map[int64]int32, len(order))
 	meanByPerson := make([]float64, len(p.people))
 	var poolMean float64
@@ -346,15 +359,19 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		if (is.State == Steeping || is.State == InReview) && is.SpentHours > 0 {
 			spent = is.SpentHours
 		}
-		tk := [3]float64{mu, sigma, spent}
-		tab, ok := tableAt[tk]
+		tab, ok := tableAt[sigma]
 		if !ok {
 			tab = int32(len(p.tables))
-			tableAt[tk] = tab
+			tableAt[sigma] = tab
 			p.tables = append(p.tables, make([]float32, drawTableSize)...)
-			lognormalTable(p.tables[tab:tab+drawTableSize], mu, sigma, spent)
+			sigmaTable(p.tables[tab:tab+drawTableSize], sigma)
 		}
-		it := planItem{key: issueStream(p.seed, is.Number), tab: tab, person: -1, poolSlot: -1, group: g, issue: i}
+		lo := truncationIndex(mu, sigma, spent)
+		it := planItem{
+			key: issueStream(p.seed, is.Number), scale: float32(math.Exp(mu)), spent: float32(spent),
+			tab: tab, lo: lo, span: drawTableSize - lo,
+			person: -1, poolSlot: -1, group: g, issue: i,
+		}
 		mean := math.Exp(mu + sigma*sigma/2)
 		if is.Assignee != "" {
 			it.person = personIdx[is.Assignee]
@@ -392,6 +409,7 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		}
 		p.people[k].tl = newTimeline(cals[k], p.origin, days)
 		p.people[k].start = p.people[k].tl.working(0)
+		p.tls = append(p.tls, p.people[k].tl)
 	}
 	return p, nil
 }
@@ -450,73 +468,118 @@ func (h *rankHeap) pop() int32 {
 	return top
 }
 
-// trialState is one worker's scratch space, reused for every trial.
+// trialState is one worker's scratch space, reused for every trial. Each
+// item's and each person's fields sit together so the kernel walks few
+// arrays (and keeps its registers).
 type trialState struct {
-	start, fin []float64 // per item, wall-clock hours since origin
-	effort     []float32
-	pred       []int32 // per item: the item that bound its start, -1 none
-	who        []int32 // per item: the person who did it
-	free       []float64
-	freeWall   []float64 // when each person can next start, wall-clock
-	last       []int32
-	hours      []float64
+	items   []itemResult
+	people  []personState
+	poolKey []uint64 // per pool member, see runTrial
+}
+
+// itemResult is where one trial put one item.
+type itemResult struct {
+	start, fin float64 // wall-clock hours since the origin
+	effort     float32
+	pred       int32 // the item that bound its start, -1 none
+	who        int32 // the person who did it
+}
+
+type personState struct {
+	free  float64 // working coordinate of the end of their last item
+	hours float64
+	last  int32
+}
+
+// poolSlotMask keeps the pool slot in a pool key's low bits; pools larger
+// than that are not supported (newPlan rejects them).
+const (
+	poolSlotBits = 10
+	poolSlotMask = 1<<poolSlotBits - 1
+	maxPool      = 1 << poolSlotBits
+)
+
+// earliestFree returns the smallest pool key. Keys stay below 2^63, so the
+// sign of a difference selects without a branch; four accumulators keep the
+// dependency chains short.
+//
+//go:noinline
+func earliestFree(keys []uint64) uint64 {
+	const big = math.MaxInt64
+	a, b, c, d := uint64(big), uint64(big), uint64(big), uint64(big)
+	sel := func(x, y uint64) uint64 {
+		m := uint64(int64(y-x) >> 63) // all ones when y < x
+		return x ^ ((x ^ y) & m)
+	}
+	i := 0
+	for ; i+4 <= len(keys); i += 4 {
+		k := keys[i : i+4 : i+4]
+		a, b, c, d = sel(a, k[0]), sel(b, k[1]), sel(c, k[2]), sel(d, k[3])
+	}
+	for ; i < len(keys); i++ {
+		a = sel(a, keys[i])
+	}
+	return sel(sel(a, b), sel(c, d))
+}
+
+func poolKeyOf(freeAt float64, slot int32) uint64 {
+	return math.Float64bits(max(freeAt, 0))&^poolSlotMask | uint64(slot)
 }
 
 func (p *plan) newTrialState() *trialState {
-	n, np := len(p.items), len(p.people)
 	return &trialState{
-		start: make([]float64, n), fin: make([]float64, n), effort: make([]float32, n),
-		pred: make([]int32, n), who: make([]int32, n),
-		free: make([]float64, np), freeWall: make([]float64, np), last: make([]int32, np), hours: make([]float64, np),
+		items:   make([]itemResult, len(p.items)),
+		people:  make([]personState, len(p.people)),
+		poolKey: make([]uint64, len(p.pool)),
 	}
 }
 
 // runTrial schedules one trial into s.
 func (p *plan) runTrial(trial int, s *trialState) {
-	for k := range p.people {
-		s.free[k] = p.people[k].start
-		s.freeWall[k] = p.people[k].tl.startAt(p.people[k].start)
-		s.last[k] = -1
-		s.hours[k] = 0
+	people, tls := s.people, p.tls
+	for k := range people {
+		people[k] = personState{free: p.people[k].start, last: -1}
 	}
-	items, deps, tables, people, pool := p.items, p.deps, p.tables, p.people, p.pool
-	fin := s.fin
+	poolKey := s.poolKey
+	for ps, k := range p.pool {
+		poolKey[ps] = poolKeyOf(tls[k].finishAt(people[k].free), int32(ps))
+	}
+	items, deps, tables, pool, poolPos := p.items, p.deps, p.tables, p.pool, p.poolPos
+	res := s.items[:len(items)]
 	for pos := range items {
 		it := &items[pos]
-		eff := tables[int(it.tab)+int(drawIndex(it.key, trial))]
+		slot := it.lo + (drawIndex(it.key, trial)*it.span)>>drawBits
+		eff := max(it.scale*tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
 		ready, depPred := 0.0, int32(-1)
 		for _, d := range deps[it.depLo:it.depHi] {
-			if f := fin[d]; f > ready {
+			if f := res[d].fin; f > ready {
 				ready, depPred = f, d
 			}
 		}
 		who := it.person
 		if who < 0 {
-			who = pool[0]
-			best := s.freeWall[who]
-			for _, q := range pool[1:] {
-				if fw := s.freeWall[q]; fw < best {
-					best, who = fw, q
-				}
-			}
+			who = pool[earliestFree(poolKey)&poolSlotMask]
 		}
-		tl := people[who].tl
-		u, pred := s.free[who], s.last[who]
+		tl := tls[who]
+		ps := &people[who]
+		u, pred := ps.free, ps.last
 		if depPred >= 0 {
 			if ur := tl.working(ready); ur > u {
 				u, pred = ur, depPred
 			}
 		}
 		end := u + float64(eff)
-		s.start[pos] = tl.startAt(u)
-		fin[pos] = tl.finishAt(end)
-		s.free[who] = end
-		s.freeWall[who] = tl.startAt(end)
-		s.last[who] = int32(pos)
-		s.hours[who] += float64(eff)
-		s.effort[pos] = eff
-		s.pred[pos] = pred
-		s.who[pos] = who
+		fin := tl.finishAt(end)
+		r := &res[pos]
+		r.fin, r.effort, r.pred, r.who = fin, eff, pred, who
+		if p.trace {
+			r.start = tl.startAt(u)
+		}
+		ps.free, ps.last = end, int32(pos)
+		ps.hours += float64(eff)
+		if sl := poolPos[who]; sl >= 0 {
+			poolKey[sl] = poolKeyOf(fin, sl)
+		}
 	}
 }
 
@@ -582,10 +645,6 @@ func (p *plan) run() Forecast {
 		accs[w] = acc
 		wg.Go(func() {
 			s := p.newTrialState()
-			poolPos := make([]int32, len(p.people))
-			for k, q := range p.pool {
-				poolPos[q] = int32(k)
-			}
 			for {
 				lo := int(next.Add(block)) - block
 				if lo >= T {
@@ -594,16 +653,17 @@ func (p *plan) run() Forecast {
 				for trial := lo; trial < min(lo+block, T); trial++ {
 					p.runTrial(trial, s)
 					for pos := range p.items {
-						acc.hist[pos*histBuckets+grids[pos].bucket(s.fin[pos])]++
+						r := &s.items[pos]
+						acc.hist[pos*histBuckets+grids[pos].bucket(r.fin)]++
 						if sl := p.items[pos].poolSlot; sl >= 0 {
-							acc.poolWho[int(sl)*len(p.pool)+int(poolPos[s.who[pos]])]++
+							acc.poolWho[int(sl)*len(p.pool)+int(p.poolPos[r.who])]++
 						}
-						acc.issueSum[s.who[pos]]++
+						acc.issueSum[r.who]++
 					}
 					p.markCritical(s, acc.crit, groupFin, trial)
 					for k := range p.people {
-						personHours[k][trial] = s.hours[k]
-						personFree[k][trial] = p.people[k].tl.finishAt(s.free[k])
+						personHours[k][trial] = s.people[k].hours
+						personFree[k][trial] = p.tls[k].finishAt(s.people[k].free)
 					}
 				}
 			}
@@ -645,13 +705,13 @@ func (p *plan) markCritical(s *trialState, crit []uint32, groupFin [][]float64, 
 	}
 	for pos := range p.items {
 		g := p.items[pos].group
-		if f := s.fin[pos]; f > groupFin[g][trial] {
+		if f := s.items[pos].fin; f > groupFin[g][trial] {
 			groupFin[g][trial] = f
 			lasts[g] = int32(pos)
 		}
 	}
 	for g := range p.groups {
-		for pos := lasts[g]; pos >= 0; pos = s.pred[pos] {
+		for pos := lasts[g]; pos >= 0; pos = s.items[pos].pred {
 			if p.items[pos].group == int32(g) {
 				crit[pos]++
 			}
@@ -681,9 +741,9 @@ func (p *plan) pilot() []issueGrid {
 			h := slices.Repeat([]float64{math.Inf(-1)}, n)
 			for t := w * per; t < min((w+1)*per, trials); t++ {
 				p.runTrial(t, s)
-				for i, f := range s.fin {
-					l[i] = min(l[i], f)
-					h[i] = max(h[i], f)
+				for i, r := range s.items {
+					l[i] = min(l[i], r.fin)
+					h[i] = max(h[i], r.fin)
 				}
 			}
 			mu.Lock()

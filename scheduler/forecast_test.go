@@ -203,6 +203,7 @@ func traceOf(t *testing.T, in Input, trial int) (*plan, *trialState) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.trace = true
 	s := p.newTrialState()
 	p.runTrial(trial, s)
 	return p, s
@@ -221,26 +222,26 @@ func TestTraceInvariants(t *testing.T) {
 			}
 			lastFinish := map[int32]float64{}
 			for pos, it := range p.items {
-				if s.start[pos] > s.fin[pos] {
+				if s.items[pos].start > s.items[pos].fin {
 					t.Fatalf("seed %d trial %d: item %d starts after it finishes", seed, trial, pos)
 				}
 				for _, d := range p.deps[it.depLo:it.depHi] {
-					if s.fin[d] > s.start[pos]+1e-9 {
-						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s.fin[d], s.start[pos])
+					if s.items[d].fin > s.items[pos].start+1e-9 {
+						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s.items[d].fin, s.items[pos].start)
 					}
 				}
-				who := s.who[pos]
+				who := s.items[pos].who
 				// Items run in list order per person, so comparing with the
 				// previous finish of the same person proves no overlap.
-				if lf, ok := lastFinish[who]; ok && s.start[pos] < lf-1e-9 {
+				if lf, ok := lastFinish[who]; ok && s.items[pos].start < lf-1e-9 {
 					t.Fatalf("seed %d trial %d: %s works two issues at once", seed, trial, p.people[who].login)
 				}
-				lastFinish[who] = s.fin[pos]
-				start, end := p.at(s.start[pos]), p.at(s.fin[pos])
+				lastFinish[who] = s.items[pos].fin
+				start, end := p.at(s.items[pos].start), p.at(s.items[pos].fin)
 				worked := WorkingHoursBetween(cals[p.people[who].login], start, end)
-				if math.Abs(worked-float64(s.effort[pos])) > 2.0/60 {
+				if math.Abs(worked-float64(s.items[pos].effort)) > 2.0/60 {
 					t.Fatalf("seed %d trial %d: issue %d took %.3f calendar hours for %.3f effort (%v..%v)",
-						seed, trial, in.Issues[it.issue].Number, worked, s.effort[pos], start, end)
+						seed, trial, in.Issues[it.issue].Number, worked, s.items[pos].effort, start, end)
 				}
 			}
 		}
@@ -274,7 +275,7 @@ func TestMoreWorkNeverEarlier(t *testing.T) {
 			pa.runTrial(trial, sa)
 			pb.runTrial(trial, sb)
 			for num, pos := range pa.itemOf {
-				if sb.fin[pb.itemOf[num]] < sa.fin[pos]-1e-9 {
+				if sb.items[pb.itemOf[num]].fin < sa.items[pos].fin-1e-9 {
 					t.Fatalf("seed %d trial %d: issue %d finishes earlier with more work", seed, trial, num)
 				}
 			}
