@@ -175,6 +175,7 @@ func minTime(a, b time.Time) time.Time {
 type timeline struct {
 	hpd, invHPD float64
 	starts      []float64 // window k spans [starts[k], starts[k]+hpd)
+	offsets     []float64 // starts[k] - k*hpd: wall clock = offsets[k] + u inside window k
 	dayFirst    []int32
 }
 
@@ -201,6 +202,10 @@ func newTimeline(cal Calendar, origin time.Time, horizonDays int) *timeline {
 		tl.starts = append(tl.starts[:0], base, base+168)
 	}
 	n := len(tl.starts)
+	tl.offsets = make([]float64, n)
+	for k, st := range tl.starts {
+		tl.offsets[k] = st - float64(k)*tl.hpd
+	}
 	days := int(math.Ceil((tl.starts[n-1]+tl.hpd)/24)) + 1
 	tl.dayFirst = make([]int32, days)
 	k := 0
@@ -251,25 +256,30 @@ func (tl *timeline) workingBeyond(t float64) float64 {
 // on a window boundary.
 func (tl *timeline) startAt(u float64) float64 {
 	k := int(u * tl.invHPD)
-	if k >= len(tl.starts) {
+	if k >= len(tl.offsets) {
 		return tl.wallBeyond(u)
 	}
-	return tl.starts[k] + (u - float64(k)*tl.hpd)
+	return tl.offsets[k] + u
 }
 
 // finishAt returns the wall-clock hour at which working coordinate u is
 // reached when work ends there: the end of a window, not the start of the
-// next, when u falls on a boundary.
+// next, when u falls on a boundary (u is nudged down by a nanosecond-sized
+// amount before picking the window, which keeps the hot path branch-free).
 func (tl *timeline) finishAt(u float64) float64 {
-	k := int(u * tl.invHPD)
-	if float64(k)*tl.hpd >= u && k > 0 {
-		k-- // exactly on a boundary: the end of the previous window
+	k := int((u - boundaryNudge) * tl.invHPD)
+	if uint(k) >= uint(len(tl.offsets)) {
+		if k < 0 {
+			k = 0
+		} else {
+			return tl.wallBeyond(u)
+		}
 	}
-	if k >= len(tl.starts) {
-		return tl.wallBeyond(u)
-	}
-	return tl.starts[k] + (u - float64(k)*tl.hpd)
+	return tl.offsets[k] + u
 }
+
+// boundaryNudge is far below the minute resolution of every output.
+const boundaryNudge = 1e-9
 
 func (tl *timeline) wallBeyond(u float64) float64 {
 	n := len(tl.starts)

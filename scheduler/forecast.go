@@ -51,8 +51,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -468,306 +466,6 @@ func (h *rankHeap) pop() int32 {
 	return top
 }
 
-// trialState is one worker's scratch space, reused for every trial. Each
-// item's and each person's fields sit together so the kernel walks few
-// arrays (and keeps its registers).
-type trialState struct {
-	items   []itemResult
-	people  []personState
-	poolKey []uint64 // per pool member, see runTrial
-}
-
-// itemResult is where one trial put one item.
-type itemResult struct {
-	start, fin float64 // wall-clock hours since the origin
-	effort     float32
-	pred       int32 // the item that bound its start, -1 none
-	who        int32 // the person who did it
-}
-
-type personState struct {
-	free  float64 // working coordinate of the end of their last item
-	hours float64
-	last  int32
-}
-
-// poolSlotMask keeps the pool slot in a pool key's low bits; pools larger
-// than that are not supported (newPlan rejects them).
-const (
-	poolSlotBits = 10
-	poolSlotMask = 1<<poolSlotBits - 1
-	maxPool      = 1 << poolSlotBits
-)
-
-// earliestFree returns the smallest pool key. Keys stay below 2^63, so the
-// sign of a difference selects without a branch; four accumulators keep the
-// dependency chains short.
-//
-//go:noinline
-func earliestFree(keys []uint64) uint64 {
-	const big = math.MaxInt64
-	a, b, c, d := uint64(big), uint64(big), uint64(big), uint64(big)
-	sel := func(x, y uint64) uint64 {
-		m := uint64(int64(y-x) >> 63) // all ones when y < x
-		return x ^ ((x ^ y) & m)
-	}
-	i := 0
-	for ; i+4 <= len(keys); i += 4 {
-		k := keys[i : i+4 : i+4]
-		a, b, c, d = sel(a, k[0]), sel(b, k[1]), sel(c, k[2]), sel(d, k[3])
-	}
-	for ; i < len(keys); i++ {
-		a = sel(a, keys[i])
-	}
-	return sel(sel(a, b), sel(c, d))
-}
-
-func poolKeyOf(freeAt float64, slot int32) uint64 {
-	return math.Float64bits(max(freeAt, 0))&^poolSlotMask | uint64(slot)
-}
-
-func (p *plan) newTrialState() *trialState {
-	return &trialState{
-		items:   make([]itemResult, len(p.items)),
-		people:  make([]personState, len(p.people)),
-		poolKey: make([]uint64, len(p.pool)),
-	}
-}
-
-// runTrial schedules one trial into s.
-func (p *plan) runTrial(trial int, s *trialState) {
-	people, tls := s.people, p.tls
-	for k := range people {
-		people[k] = personState{free: p.people[k].start, last: -1}
-	}
-	poolKey := s.poolKey
-	for ps, k := range p.pool {
-		poolKey[ps] = poolKeyOf(tls[k].finishAt(people[k].free), int32(ps))
-	}
-	items, deps, tables, pool, poolPos := p.items, p.deps, p.tables, p.pool, p.poolPos
-	res := s.items[:len(items)]
-	for pos := range items {
-		it := &items[pos]
-		slot := it.lo + (drawIndex(it.key, trial)*it.span)>>drawBits
-		eff := max(it.scale*tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
-		ready, depPred := 0.0, int32(-1)
-		for _, d := range deps[it.depLo:it.depHi] {
-			if f := res[d].fin; f > ready {
-				ready, depPred = f, d
-			}
-		}
-		who := it.person
-		if who < 0 {
-			who = pool[earliestFree(poolKey)&poolSlotMask]
-		}
-		tl := tls[who]
-		ps := &people[who]
-		u, pred := ps.free, ps.last
-		if depPred >= 0 {
-			if ur := tl.working(ready); ur > u {
-				u, pred = ur, depPred
-			}
-		}
-		end := u + float64(eff)
-		fin := tl.finishAt(end)
-		r := &res[pos]
-		r.fin, r.effort, r.pred, r.who = fin, eff, pred, who
-		if p.trace {
-			r.start = tl.startAt(u)
-		}
-		ps.free, ps.last = end, int32(pos)
-		ps.hours += float64(eff)
-		if sl := poolPos[who]; sl >= 0 {
-			poolKey[sl] = poolKeyOf(fin, sl)
-		}
-	}
-}
-
-// Histogram layout for issue quantiles.
-const (
-	histBuckets = 256
-	pilotTrials = 256
-)
-
-// issueGrid maps an item's finish hour to a histogram bucket: bucket b
-// covers [(base+b)*width, (base+b+1)*width) hours after the origin.
-type issueGrid struct {
-	invW, base float64
-}
-
-func (g issueGrid) bucket(t float64) int {
-	b := int(t*g.invW - g.base)
-	if b < 0 {
-		return 0
-	}
-	if b >= histBuckets {
-		return histBuckets - 1
-	}
-	return b
-}
-
-// workerAcc is one worker's share of the results; merging sums them, so the
-// outcome does not depend on which worker ran which trials.
-type workerAcc struct {
-	hist     []uint32 // items × histBuckets
-	crit     []uint32 // per item: trials on its group's critical chain
-	poolWho  []uint32 // pool items × pool size
-	issueSum []int64  // per person: issues done, summed over trials
-}
-
-func (p *plan) run() Forecast {
-	n, T := len(p.items), p.trials
-	// Per-trial series that are few enough to keep whole: milestone
-	// (group) finishes, person hours and person free times.
-	groupFin := make([][]float64, len(p.groups))
-	for g := range groupFin {
-		groupFin[g] = make([]float64, T)
-	}
-	personHours := make([][]float64, len(p.people))
-	personFree := make([][]float64, len(p.people))
-	for k := range p.people {
-		personHours[k] = make([]float64, T)
-		personFree[k] = make([]float64, T)
-	}
-
-	grids := p.pilot()
-
-	workers := min(p.workers, max(1, T/64))
-	accs := make([]*workerAcc, workers)
-	const block = 64
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		acc := &workerAcc{
-			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
-			poolWho: make([]uint32, p.poolN*len(p.pool)), issueSum: make([]int64, len(p.people)),
-		}
-		accs[w] = acc
-		wg.Go(func() {
-			s := p.newTrialState()
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= T {
-					return
-				}
-				for trial := lo; trial < min(lo+block, T); trial++ {
-					p.runTrial(trial, s)
-					for pos := range p.items {
-						r := &s.items[pos]
-						acc.hist[pos*histBuckets+grids[pos].bucket(r.fin)]++
-						if sl := p.items[pos].poolSlot; sl >= 0 {
-							acc.poolWho[int(sl)*len(p.pool)+int(p.poolPos[r.who])]++
-						}
-						acc.issueSum[r.who]++
-					}
-					p.markCritical(s, acc.crit, groupFin, trial)
-					for k := range p.people {
-						personHours[k][trial] = s.people[k].hours
-						personFree[k][trial] = p.tls[k].finishAt(s.people[k].free)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, a := range accs[1:] {
-		for i, v := range a.hist {
-			accs[0].hist[i] += v
-		}
-		for i, v := range a.crit {
-			accs[0].crit[i] += v
-		}
-		for i, v := range a.poolWho {
-			accs[0].poolWho[i] += v
-		}
-		for i, v := range a.issueSum {
-			accs[0].issueSum[i] += v
-		}
-	}
-	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
-}
-
-// markCritical records each group's finish for the trial and walks its
-// critical chain back from the last-finishing issue.
-func (p *plan) markCritical(s *trialState, crit []uint32, groupFin [][]float64, trial int) {
-	for g := range p.groups {
-		groupFin[g][trial] = -1
-	}
-	// Last finishing item per group; a small fixed set, so a scan per group
-	// is cheaper than bookkeeping in the kernel.
-	var lastPos [8]int32
-	lasts := lastPos[:0]
-	if len(p.groups) > len(lastPos) {
-		lasts = make([]int32, 0, len(p.groups))
-	}
-	for range p.groups {
-		lasts = append(lasts, -1)
-	}
-	for pos := range p.items {
-		g := p.items[pos].group
-		if f := s.items[pos].fin; f > groupFin[g][trial] {
-			groupFin[g][trial] = f
-			lasts[g] = int32(pos)
-		}
-	}
-	for g := range p.groups {
-		for pos := lasts[g]; pos >= 0; pos = s.items[pos].pred {
-			if p.items[pos].group == int32(g) {
-				crit[pos]++
-			}
-		}
-	}
-}
-
-// pilot runs the first trials to size each issue's histogram: the range of
-// pilot finishes, widened by that range on each side, in power-of-two-hour
-// buckets aligned to the origin.
-func (p *plan) pilot() []issueGrid {
-	n := len(p.items)
-	lo := make([]float64, n)
-	hi := make([]float64, n)
-	for i := range lo {
-		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
-	}
-	trials := min(pilotTrials, p.trials)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(p.workers, max(1, trials/32))
-	per := (trials + workers - 1) / workers
-	for w := range workers {
-		wg.Go(func() {
-			s := p.newTrialState()
-			l := slices.Repeat([]float64{math.Inf(1)}, n)
-			h := slices.Repeat([]float64{math.Inf(-1)}, n)
-			for t := w * per; t < min((w+1)*per, trials); t++ {
-				p.runTrial(t, s)
-				for i, r := range s.items {
-					l[i] = min(l[i], r.fin)
-					h[i] = max(h[i], r.fin)
-				}
-			}
-			mu.Lock()
-			for i := range lo {
-				lo[i] = min(lo[i], l[i])
-				hi[i] = max(hi[i], h[i])
-			}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	grids := make([]issueGrid, n)
-	for i := range grids {
-		span := hi[i] - lo[i]
-		from := max(0, lo[i]-span)
-		width := 1.0 / 64
-		for width*histBuckets < (hi[i]+span)-from {
-			width *= 2
-		}
-		grids[i] = issueGrid{invW: 1 / width, base: math.Floor(from / width)}
-	}
-	return grids
-}
-
 // histQuantile reads quantile q from a histogram of total counts,
 // interpolating linearly inside the bucket that holds it.
 func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
@@ -869,8 +567,18 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		f.Milestones = append(f.Milestones, out)
 	}
 
+	assigned := make([]int, len(p.people))
+	for _, it := range p.items {
+		if it.person >= 0 {
+			assigned[it.person]++
+		}
+	}
 	for k, person := range p.people {
-		if person.login == "" && acc.issueSum[k] == 0 {
+		issues := float64(assigned[k])
+		if ps := p.poolPos[k]; ps >= 0 {
+			issues += float64(acc.poolIssues[ps]) / float64(T)
+		}
+		if person.login == "" && issues == 0 {
 			continue
 		}
 		hours := slices.Clone(personHours[k])
@@ -880,7 +588,7 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		f.Load = append(f.Load, PersonLoad{
 			Login:       person.login,
 			Hours:       math.Round(rankQuantile(hours, 0.5)*10) / 10,
-			Issues:      int(math.Round(float64(acc.issueSum[k]) / float64(T))),
+			Issues:      int(math.Round(issues)),
 			FreeFromP50: p.at(rankQuantile(free, 0.5)),
 		})
 	}

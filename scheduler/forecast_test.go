@@ -196,17 +196,14 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
-// traceOf schedules one trial and returns the plan and its state.
-func traceOf(t *testing.T, in Input, trial int) (*plan, *trialState) {
+// traceOf schedules one trial and returns the plan and its placements.
+func traceOf(t *testing.T, in Input, trial int) (*plan, []itemResult) {
 	t.Helper()
 	p, err := newPlan(in, Options{Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.trace = true
-	s := p.newTrialState()
-	p.runTrial(trial, s)
-	return p, s
+	return p, p.traceTrial(trial)
 }
 
 // A dependency never finishes after its dependent starts; nobody works two
@@ -222,26 +219,26 @@ func TestTraceInvariants(t *testing.T) {
 			}
 			lastFinish := map[int32]float64{}
 			for pos, it := range p.items {
-				if s.items[pos].start > s.items[pos].fin {
+				if s[pos].start > s[pos].fin {
 					t.Fatalf("seed %d trial %d: item %d starts after it finishes", seed, trial, pos)
 				}
 				for _, d := range p.deps[it.depLo:it.depHi] {
-					if s.items[d].fin > s.items[pos].start+1e-9 {
-						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s.items[d].fin, s.items[pos].start)
+					if s[d].fin > s[pos].start+1e-9 {
+						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s[d].fin, s[pos].start)
 					}
 				}
-				who := s.items[pos].who
+				who := s[pos].who
 				// Items run in list order per person, so comparing with the
 				// previous finish of the same person proves no overlap.
-				if lf, ok := lastFinish[who]; ok && s.items[pos].start < lf-1e-9 {
+				if lf, ok := lastFinish[who]; ok && s[pos].start < lf-1e-9 {
 					t.Fatalf("seed %d trial %d: %s works two issues at once", seed, trial, p.people[who].login)
 				}
-				lastFinish[who] = s.items[pos].fin
-				start, end := p.at(s.items[pos].start), p.at(s.items[pos].fin)
+				lastFinish[who] = s[pos].fin
+				start, end := p.at(s[pos].start), p.at(s[pos].fin)
 				worked := WorkingHoursBetween(cals[p.people[who].login], start, end)
-				if math.Abs(worked-float64(s.items[pos].effort)) > 2.0/60 {
+				if math.Abs(worked-float64(s[pos].effort)) > 2.0/60 {
 					t.Fatalf("seed %d trial %d: issue %d took %.3f calendar hours for %.3f effort (%v..%v)",
-						seed, trial, in.Issues[it.issue].Number, worked, s.items[pos].effort, start, end)
+						seed, trial, in.Issues[it.issue].Number, worked, s[pos].effort, start, end)
 				}
 			}
 		}
@@ -270,12 +267,10 @@ func TestMoreWorkNeverEarlier(t *testing.T) {
 
 		pa, _ := newPlan(in, Options{Seed: 5})
 		pb, _ := newPlan(more, Options{Seed: 5})
-		sa, sb := pa.newTrialState(), pb.newTrialState()
 		for trial := range 40 {
-			pa.runTrial(trial, sa)
-			pb.runTrial(trial, sb)
+			sa, sb := pa.traceTrial(trial), pb.traceTrial(trial)
 			for num, pos := range pa.itemOf {
-				if sb.items[pb.itemOf[num]].fin < sa.items[pos].fin-1e-9 {
+				if sb[pb.itemOf[num]].fin < sa[pos].fin-1e-9 {
 					t.Fatalf("seed %d trial %d: issue %d finishes earlier with more work", seed, trial, num)
 				}
 			}
