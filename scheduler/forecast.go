@@ -169,61 +169,66 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmpInt64(in.Issues[a].Number, in.Issues[b].Number) })
 
 	// Rank the open issues by the work-order key.
-	ranked := slices.Clone(p.openIdx)
-	keyOf := func(i int32) (prio int, hard bool, due int64, started bool) {
+	type orderKey struct {
+		prio    int
+		hard    bool
+		due     int64
+		started bool
+		number  int64
+	}
+	keys := make([]orderKey, len(in.Issues))
+	for _, i := range p.openIdx {
 		is := in.Issues[i]
 		m, ok := milestones[is.Milestone]
-		due = math.MaxInt64
+		due := int64(math.MaxInt64)
 		if ok && !m.Due.IsZero() {
 			due = m.Due.Unix()
 		}
-		return is.Priority, is.HardDeadline || (ok && m.Hard), due, is.State == Steeping || is.State == InReview
+		keys[i] = orderKey{is.Priority, is.HardDeadline || (ok && m.Hard), due, is.State == Steeping || is.State == InReview, is.Number}
 	}
-	slices.SortStableFunc(ranked, func(a, b int32) int {
-		pa, ha, da, sa := keyOf(a)
-		pb, hb, db, sb := keyOf(b)
-		if c := cmp.Compare(pa, pb); c != 0 {
+	ranked := slices.Clone(p.openIdx)
+	slices.SortFunc(ranked, func(a, b int32) int {
+		ka, kb := &keys[a], &keys[b]
+		if c := cmp.Compare(ka.prio, kb.prio); c != 0 {
 			return c
 		}
-		if ha != hb {
-			if ha {
+		if ka.hard != kb.hard {
+			if ka.hard {
 				return -1
 			}
 			return 1
 		}
-		if c := cmp.Compare(da, db); c != 0 {
+		if c := cmp.Compare(ka.due, kb.due); c != 0 {
 			return c
 		}
-		if sa != sb {
-			if sa {
+		if ka.started != kb.started {
+			if ka.started {
 				return -1
 			}
 			return 1
 		}
-		return cmpInt64(in.Issues[a].Number, in.Issues[b].Number)
+		return cmpInt64(ka.number, kb.number)
 	})
-	rank := make(map[int32]int, len(ranked))
+	rank := make([]int32, len(in.Issues))
 	for r, i := range ranked {
-		rank[i] = r
+		rank[i] = int32(r)
 	}
 
 	// Dependencies between open issues; unknown ones and oversize estimates
 	// make an issue unschedulable outright.
 	p.unsched = make(map[int64]string)
-	openDeps := make(map[int32][]int32, len(p.openIdx))
-	dependents := make(map[int32][]int32)
-	indeg := make(map[int32]int, len(p.openIdx))
+	openDeps := make([][]int32, len(in.Issues))
+	dependents := make([][]int32, len(in.Issues))
+	indeg := make([]int32, len(in.Issues))
 	for _, i := range p.openIdx {
 		is := in.Issues[i]
 		if tooLarge(is.Labels) && is.Estimate == "" {
 			p.unsched[is.Number] = ReasonTooLarge
 		}
-		seen := map[int64]bool{}
-		for _, d := range is.DependsOn {
-			if seen[d] {
+		for k, d := range is.DependsOn {
+			if slices.Contains(is.DependsOn[:k], d) {
 				continue
 			}
-			seen[d] = true
 			j, ok := byNumber[d]
 			if !ok {
 				if _, bad := p.unsched[is.Number]; !bad {
@@ -249,9 +254,11 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		}
 	}
 	order := make([]int32, 0, len(p.openIdx))
+	inOrder := make([]bool, len(in.Issues))
 	for ready.len() > 0 {
 		i := ready.pop()
 		order = append(order, i)
+		inOrder[i] = true
 		for _, j := range dependents[i] {
 			indeg[j]--
 			if indeg[j] == 0 {
@@ -259,24 +266,22 @@ func newPlan(in Input, opts Options) (*plan, error) {
 			}
 		}
 	}
-	inOrder := make(map[int32]bool, len(order))
-	for _, i := range order {
-		inOrder[i] = true
-	}
 	for _, i := range p.openIdx {
 		if !inOrder[i] {
 			p.unsched[in.Issues[i].Number] = ReasonCycle
 		}
 	}
 	// Whatever depends on an unschedulable issue inherits its reason.
-	for _, i := range order {
-		if _, bad := p.unsched[in.Issues[i].Number]; bad {
-			continue
-		}
-		for _, j := range openDeps[i] {
-			if r, bad := p.unsched[in.Issues[j].Number]; bad {
-				p.unsched[in.Issues[i].Number] = r
-				break
+	if len(p.unsched) > 0 {
+		for _, i := range order {
+			if _, bad := p.unsched[in.Issues[i].Number]; bad {
+				continue
+			}
+			for _, j := range openDeps[i] {
+				if r, bad := p.unsched[in.Issues[j].Number]; bad {
+					p.unsched[in.Issues[i].Number] = r
+					break
+				}
 			}
 		}
 	}
@@ -425,7 +430,7 @@ func tooLarge(labels []string) bool {
 
 // rankHeap is a min-heap of issue indices by rank.
 type rankHeap struct {
-	rank map[int32]int
+	rank []int32
 	a    []int32
 }
 

@@ -25,6 +25,9 @@ type blockState struct {
 	free  []float64 // per person: working coordinate of their last finish
 	hours []float64 // per person: effort scheduled
 	last  []int32   // per person: their last item
+	// freeAt is free as wall clock: a dependency finishing no later cannot
+	// delay the person, which spares the working-hour conversion.
+	freeAt []float64
 	// poolKey holds, per trial, one key per pool member (trial-major, so one
 	// trial's keys are contiguous for earliestFree).
 	poolKey []uint64
@@ -41,7 +44,7 @@ func (p *plan) newBlockState() *blockState {
 	n, np, ng := len(p.items), len(p.people), len(p.groups)
 	s := &blockState{
 		fin: make([]float64, n*blockTrials), pred: make([]int32, n*blockTrials),
-		free: make([]float64, np*blockTrials), hours: make([]float64, np*blockTrials), last: make([]int32, np*blockTrials),
+		free: make([]float64, np*blockTrials), freeAt: make([]float64, np*blockTrials), hours: make([]float64, np*blockTrials), last: make([]int32, np*blockTrials),
 		poolKey: make([]uint64, len(p.pool)*blockTrials),
 		gfin:    make([]float64, ng*blockTrials), glast: make([]int32, ng*blockTrials),
 		mask: make([]uint64, n*blockTrials),
@@ -101,6 +104,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 		start := p.people[k].start
 		for t := range nb {
 			s.free[k*B+t], s.hours[k*B+t], s.last[k*B+t] = start, 0, -1
+			s.freeAt[k*B+t] = tls[k].finishAt(start)
 		}
 	}
 	npool := len(p.pool)
@@ -152,11 +156,12 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 			tl := tls[who]
 			free := s.free[int(who)*B : int(who)*B+B]
 			last := s.last[int(who)*B : int(who)*B+B]
+			freeAt := s.freeAt[int(who)*B : int(who)*B+B]
 			hours := s.hours[int(who)*B : int(who)*B+B]
 			sl := poolPos[who]
 			for t := range nb {
 				u, pr := free[t], last[t]
-				if hasDeps && depPred[t] >= 0 {
+				if hasDeps && ready[t] > freeAt[t] {
 					if ur := tl.working(ready[t]); ur > u {
 						u, pr = ur, depPred[t]
 					}
@@ -164,7 +169,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				end := u + float64(effs[t])
 				f := tl.finishAt(end)
 				fin[t], pred[t] = f, pr
-				free[t], last[t] = end, int32(pos)
+				free[t], last[t], freeAt[t] = end, int32(pos), f
 				hours[t] += float64(effs[t])
 				if sl >= 0 {
 					s.poolKey[t*npool+int(sl)] = poolKeyOf(f, sl)
@@ -182,7 +187,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				tl := tls[who]
 				k := int(who)*B + t
 				u, pr := s.free[k], s.last[k]
-				if hasDeps && depPred[t] >= 0 {
+				if hasDeps && ready[t] > s.freeAt[k] {
 					if ur := tl.working(ready[t]); ur > u {
 						u, pr = ur, depPred[t]
 					}
@@ -190,7 +195,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				end := u + float64(effs[t])
 				f := tl.finishAt(end)
 				fin[t], pred[t] = f, pr
-				s.free[k], s.last[k] = end, int32(pos)
+				s.free[k], s.last[k], s.freeAt[k] = end, int32(pos), f
 				s.hours[k] += float64(effs[t])
 				keys[sl] = poolKeyOf(f, sl)
 				if acc != nil {
