@@ -489,11 +489,60 @@ func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
 	return (g.base + histBuckets) / g.invW
 }
 
-// rankQuantile is the nearest-rank quantile of sorted values.
-func rankQuantile(sorted []float64, q float64) float64 {
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	k = max(0, min(k, len(sorted)-1))
-	return sorted[k]
+// quantileRank is the 0-based index of the nearest-rank quantile q of n
+// values.
+func quantileRank(n int, q float64) int {
+	k := int(math.Ceil(q*float64(n))) - 1
+	return max(0, min(k, n-1))
+}
+
+// nthValue reorders a so that a[k] holds the value a sorted a would hold
+// there, everything before it is no greater and everything after no
+// smaller, and returns a[k]. Quickselect with a median-of-three pivot and a
+// three-way partition (runs of equal values are common: a person without
+// work is free at the same moment in every trial), O(len(a)) on average.
+func nthValue(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		x, y, z := a[lo], a[(lo+hi)/2], a[hi]
+		pivot := max(min(x, y), min(max(x, y), z))
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch v := a[i]; {
+			case v < pivot:
+				a[lt], a[i] = a[i], a[lt]
+				lt++
+				i++
+			case v > pivot:
+				a[i], a[gt] = a[gt], a[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+// quantiles returns the nearest-rank quantiles qs (ascending) of values,
+// reordering values.
+func quantiles(values []float64, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	hi := len(values)
+	for i := len(qs) - 1; i >= 0; i-- {
+		k := quantileRank(len(values), qs[i])
+		out[i] = nthValue(values[:hi], k)
+		hi = k + 1
+	}
+	return out
 }
 
 // at converts hours after the origin to a date, rounded to the minute.
@@ -555,15 +604,17 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 				out.PDue = 1
 			}
 		} else {
-			sorted := slices.Clone(groupFin[g])
-			slices.Sort(sorted)
-			out.P10 = p.at(rankQuantile(sorted, 0.10))
-			out.P50 = p.at(rankQuantile(sorted, 0.50))
-			out.P80 = p.at(rankQuantile(sorted, 0.80))
+			qs := quantiles(groupFin[g], 0.10, 0.50, 0.80)
+			out.P10, out.P50, out.P80 = p.at(qs[0]), p.at(qs[1]), p.at(qs[2])
 			if !m.Due.IsZero() {
 				dueH := m.Due.Sub(p.origin).Hours()
-				k, _ := slices.BinarySearch(sorted, math.Nextafter(dueH, math.Inf(1)))
-				out.PDue = round3(float64(k) / float64(T))
+				onTime := 0
+				for _, v := range groupFin[g] {
+					if v <= dueH {
+						onTime++
+					}
+				}
+				out.PDue = round3(float64(onTime) / float64(T))
 			}
 		}
 		if !m.Due.IsZero() {
@@ -586,15 +637,11 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		if person.login == "" && issues == 0 {
 			continue
 		}
-		hours := slices.Clone(personHours[k])
-		slices.Sort(hours)
-		free := slices.Clone(personFree[k])
-		slices.Sort(free)
 		f.Load = append(f.Load, PersonLoad{
 			Login:       person.login,
-			Hours:       math.Round(rankQuantile(hours, 0.5)*10) / 10,
+			Hours:       math.Round(quantiles(personHours[k], 0.5)[0]*10) / 10,
 			Issues:      int(math.Round(issues)),
-			FreeFromP50: p.at(rankQuantile(free, 0.5)),
+			FreeFromP50: p.at(quantiles(personFree[k], 0.5)[0]),
 		})
 	}
 	slices.SortFunc(f.Load, func(a, b PersonLoad) int { return strings.Compare(a.Login, b.Login) })

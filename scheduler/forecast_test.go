@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	_ "time/tzdata" // generated calendars use real zones on any machine
@@ -307,6 +308,73 @@ func TestRunOptions(t *testing.T) {
 	for _, is := range f.Issues {
 		if is.P50.IsZero() {
 			t.Fatalf("issue %d not scheduled without people", is.Number)
+		}
+	}
+}
+
+func TestQuantilesMatchSorting(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 2, 7, 100, 1001} {
+		for _, dup := range []bool{false, true} {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = r.Float64() * 100
+				if dup {
+					v[i] = math.Floor(v[i] / 30)
+				}
+			}
+			sorted := append([]float64(nil), v...)
+			slices.Sort(sorted)
+			got := quantiles(v, 0.1, 0.5, 0.8)
+			for i, q := range []float64{0.1, 0.5, 0.8} {
+				if want := sorted[quantileRank(n, q)]; got[i] != want {
+					t.Fatalf("n=%d dup=%v q=%v: %v, want %v", n, dup, q, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// Issue quantiles from histograms stay within a bucket of the exact ones.
+func TestIssueQuantilesAccuracy(t *testing.T) {
+	in := genProject(9, genSpec{issues: 60, people: 4, milestones: 2, depFrac: 0.3, unassignedFrac: 0.2})
+	const trials = 3000
+	f := mustRun(t, in, Options{Trials: trials, Seed: 3})
+	p, _ := newPlan(in, Options{Trials: trials, Seed: 3})
+	grids := p.pilot()
+	fins := make([][]float64, len(p.items))
+	s := p.newBlockState()
+	for t0 := 0; t0 < trials; t0 += blockTrials {
+		nb := min(blockTrials, trials-t0)
+		p.runBlock(t0, nb, s, nil)
+		for pos := range p.items {
+			fins[pos] = append(fins[pos], s.fin[pos*blockTrials:pos*blockTrials+nb]...)
+		}
+	}
+	for _, x := range f.Issues {
+		pos := p.itemOf[x.Number]
+		slices.Sort(fins[pos])
+		tol := time.Duration((1/grids[pos].invW + 1.0/60) * float64(time.Hour))
+		for _, c := range []struct {
+			q   float64
+			got time.Time
+		}{{0.1, x.P10}, {0.5, x.P50}, {0.8, x.P80}} {
+			exact := p.at(fins[pos][quantileRank(trials, c.q)])
+			if d := c.got.Sub(exact); d > tol || d < -tol {
+				t.Errorf("issue %d q%v: %v vs exact %v (tolerance %v)", x.Number, c.q, c.got, exact, tol)
+			}
+		}
+	}
+}
+
+func TestOddTrialCounts(t *testing.T) {
+	in := genProject(2, genSpec{issues: 40, people: 3, milestones: 2, depFrac: 0.3, unassignedFrac: 0.3})
+	for _, n := range []int{1, 31, 33, 65} {
+		f := mustRun(t, in, Options{Trials: n, Workers: 2})
+		for _, m := range f.Milestones {
+			if m.P50.Before(genNow) || m.P80.Before(m.P50) {
+				t.Fatalf("trials=%d: milestone %+v", n, m)
+			}
 		}
 	}
 }
