@@ -28,8 +28,9 @@ type blockState struct {
 	// freeAt is free as wall clock: a dependency finishing no later cannot
 	// delay the person, which spares the working-hour conversion.
 	freeAt []float64
-	// poolKey holds, per trial, one key per pool member (trial-major, so one
-	// trial's keys are contiguous for earliestFree).
+	// poolKey holds one key per pool member and trial (member-major: the
+	// earliest-free search runs down each member's row for all trials at
+	// once, 32 independent minimum chains instead of one long one).
 	poolKey []uint64
 	gfin    []float64 // per group: last finish
 	glast   []int32   // per group: the item that finished last
@@ -65,28 +66,6 @@ const (
 	maxPool      = 1 << poolSlotBits
 )
 
-// earliestFree returns the smallest pool key. Keys stay below 2^63, so the
-// sign of a difference selects without a branch; four accumulators keep the
-// dependency chains short.
-func earliestFree(keys []uint64) uint64 {
-	const big = math.MaxInt64
-	a, b, c, d := uint64(big), uint64(big), uint64(big), uint64(big)
-	i := 0
-	for ; i+4 <= len(keys); i += 4 {
-		k := keys[i : i+4 : i+4]
-		a, b, c, d = minKey(a, k[0]), minKey(b, k[1]), minKey(c, k[2]), minKey(d, k[3])
-	}
-	for ; i < len(keys); i++ {
-		a = minKey(a, keys[i])
-	}
-	return minKey(minKey(a, b), minKey(c, d))
-}
-
-func minKey(x, y uint64) uint64 {
-	m := uint64(int64(y-x) >> 63) // all ones when y < x
-	return x ^ ((x ^ y) & m)
-}
-
 // poolKeyOf orders pool members by when they free up: the time's bits
 // (ordered like the float for freeAt >= 0, which every finish after the
 // origin is; initial keys are clamped by the caller) with the pool slot in
@@ -111,7 +90,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 	for ps, k := range p.pool {
 		key := poolKeyOf(max(0, tls[k].finishAt(p.people[k].start)), int32(ps))
 		for t := range nb {
-			s.poolKey[t*npool+ps] = key
+			s.poolKey[ps*B+t] = key
 		}
 	}
 	for g := range p.groups {
@@ -127,8 +106,16 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 		it := &items[pos]
 		row := pos * B
 		tab := tables[it.tab : it.tab+drawTableSize]
+		q, r := t0/drawsPerHash, t0%drawsPerHash
+		h := mix64(it.key+uint64(q)*trialStep) >> (drawBits * r)
 		for t := range nb {
-			slot := it.lo + (drawIndex(it.key, t0+t)*it.span)>>drawBits
+			idx := uint32(h) & (drawTableSize - 1)
+			h >>= drawBits
+			if r++; r == drawsPerHash {
+				r, q = 0, q+1
+				h = mix64(it.key + uint64(q)*trialStep)
+			}
+			slot := it.lo + (idx*it.span)>>drawBits
 			e := it.scale*tab[slot&(drawTableSize-1)] - it.spent
 			if e < minRemainingHours { // a compare, not max: no NaN handling
 				e = minRemainingHours
@@ -137,12 +124,17 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
-			for t := range nb {
-				ready[t], depPred[t] = 0, -1
+			// The first dependency sets the bound outright; only later ones
+			// compare.
+			ds := deps[it.depLo:it.depHi]
+			d0 := ds[0]
+			copy(ready[:], s.fin[int(d0)*B:int(d0)*B+B])
+			for t := range B {
+				depPred[t] = d0
 			}
-			for _, d := range deps[it.depLo:it.depHi] {
-				drow := s.fin[int(d)*B : int(d)*B+B]
-				for t := range nb {
+			for _, d := range ds[1:] {
+				drow := (*[B]float64)(s.fin[int(d)*B : int(d)*B+B])
+				for t := range B {
 					if f := drow[t]; f > ready[t] {
 						ready[t], depPred[t] = f, d
 					}
@@ -172,17 +164,25 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				free[t], last[t], freeAt[t] = end, int32(pos), f
 				hours[t] += float64(effs[t])
 				if sl >= 0 {
-					s.poolKey[t*npool+int(sl)] = poolKeyOf(f, sl)
+					s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
 				}
 				if p.trace {
 					s.start[row+t], s.effort[row+t], s.who[row+t] = tl.startAt(u), effs[t], who
 				}
 			}
 		} else {
-			// Pool: whoever frees first, trial by trial.
+			// Pool: whoever frees first. Keys stay below 2^63 and compare as
+			// the times they encode; min compiles to a conditional move.
+			best := (*[B]uint64)(s.poolKey[:B])
+			earliest := *best
+			for ps := 1; ps < npool; ps++ {
+				keys := (*[B]uint64)(s.poolKey[ps*B : ps*B+B])
+				for t := range B {
+					earliest[t] = min(earliest[t], keys[t])
+				}
+			}
 			for t := range nb {
-				keys := s.poolKey[t*npool : t*npool+npool]
-				sl := int32(earliestFree(keys) & poolSlotMask)
+				sl := int32(earliest[t] & poolSlotMask)
 				who := pool[sl]
 				tl := tls[who]
 				k := int(who)*B + t
@@ -197,7 +197,7 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				fin[t], pred[t] = f, pr
 				s.free[k], s.last[k], s.freeAt[k] = end, int32(pos), f
 				s.hours[k] += float64(effs[t])
-				keys[sl] = poolKeyOf(f, sl)
+				s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
 				if acc != nil {
 					acc.poolWho[int(it.poolSlot)*npool+int(sl)]++
 					acc.poolIssues[sl]++

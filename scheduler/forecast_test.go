@@ -378,3 +378,23 @@ func TestOddTrialCounts(t *testing.T) {
 		}
 	}
 }
+
+// The kernel's incremental draws equal drawIndex trial by trial.
+func TestKernelDrawsMatchDrawIndex(t *testing.T) {
+	in := genProject(1, genSpec{issues: 5, people: 1})
+	p, _ := newPlan(in, Options{Trials: 100, Seed: 8})
+	p.trace = true
+	s := p.newBlockState()
+	for _, t0 := range []int{0, 32, 64, 96} {
+		p.runBlock(t0, min(32, 100-t0), s, nil)
+		for pos, it := range p.items {
+			for tr := range min(32, 100-t0) {
+				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
+				want := max(it.scale*p.tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
+				if got := s.effort[pos*blockTrials+tr]; got != want {
+					t.Fatalf("trial %d item %d: effort %v, want %v", t0+tr, pos, got, want)
+				}
+			}
+		}
+	}
+}
