@@ -26,8 +26,9 @@
 // a daily request, token or cost limit of the role, or of all roles
 // together, is reached; failover never bypasses a budget. Every attempt,
 // failed or not, is recorded per day, role, tool and model. Budgets are
-// checked before a request is sent, so requests already in flight when a
-// limit is reached may overshoot it by their own size.
+// checked before a request is sent, counting this process's requests in
+// flight; requests in flight in other replicas are not seen, so with
+// several workers a limit can be passed by what they have in flight.
 //
 // # Structured output
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/commitea/commitea/store"
@@ -79,6 +80,12 @@ type Router struct {
 	now    func() time.Time
 	ledger UsageLedger
 	log    *slog.Logger
+
+	// mu serialises budget checks with the reservations of requests in
+	// flight, so that concurrent requests in one process cannot together
+	// pass a limit that each alone respects.
+	mu       sync.Mutex
+	inflight map[Role]Usage
 }
 
 // NewRouter builds a router. ledger is required: without a record of
@@ -92,7 +99,7 @@ func NewRouter(cfg RouterConfig, ledger UsageLedger, log *slog.Logger) (*Router,
 			return nil, fmt.Errorf("model router: role %s has no model", role)
 		}
 	}
-	r := &Router{roles: cfg.Roles, budget: cfg.Budget, loc: cfg.Location, now: cfg.Now, ledger: ledger, log: log}
+	r := &Router{roles: cfg.Roles, budget: cfg.Budget, loc: cfg.Location, now: cfg.Now, ledger: ledger, log: log, inflight: map[Role]Usage{}}
 	if r.loc == nil {
 		r.loc = time.UTC
 	}
@@ -180,15 +187,16 @@ func repairPrompt(err error) string {
 // fallback. Budgets are checked before each.
 func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Request) (Response, error) {
 	estimate := RequestTokens(req)
-	if err := r.checkBudget(ctx, role, rc, estimate); err != nil {
-		return Response{}, err
-	}
-	resp, err := r.call(ctx, role, rc, rc.Primary, req)
+	resp, err := r.call(ctx, role, rc, rc.Primary, req, estimate)
 	if err == nil {
 		return resp, nil
 	}
 	if ctx.Err() != nil {
 		return Response{}, fmt.Errorf("%s model: %w", role, ctx.Err())
+	}
+	var budgetErr *BudgetExhaustedError
+	if errors.As(err, &budgetErr) {
+		return Response{}, err
 	}
 	if rc.Fallback == nil {
 		return Response{}, &UnavailableError{Role: role, Err: err}
@@ -196,11 +204,11 @@ func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Requ
 	r.log.WarnContext(ctx, "model failed; failing over",
 		slog.String("role", string(role)), slog.String("tool", req.Tool),
 		slog.String("model", modelName(rc.Primary)), slog.String("fallback", modelName(rc.Fallback)), slog.Any("error", err))
-	if err := r.checkBudget(ctx, role, rc, estimate); err != nil {
-		return Response{}, err
-	}
-	resp2, err2 := r.call(ctx, role, rc, rc.Fallback, req)
+	resp2, err2 := r.call(ctx, role, rc, rc.Fallback, req, estimate)
 	if err2 != nil {
+		if errors.As(err2, &budgetErr) {
+			return Response{}, err2
+		}
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("%s model: %w", role, ctx.Err())
 		}
@@ -211,8 +219,14 @@ func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Requ
 	return resp2, nil
 }
 
-// call sends one request to one model and records it, failed or not.
-func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, req Request) (Response, error) {
+// call reserves budget for one request, sends it to one model and records
+// it, failed or not.
+func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, req Request, estimate int) (Response, error) {
+	release, err := r.reserve(ctx, role, rc, estimate)
+	if err != nil {
+		return Response{}, err
+	}
+	defer release()
 	resp, err := m.Generate(ctx, req)
 	row := store.ModelUsage{Day: r.day(), Role: string(role), Tool: req.Tool, Model: modelName(m), Requests: 1}
 	if err != nil {
@@ -247,18 +261,21 @@ func (r *Router) day() time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, r.loc)
 }
 
-// checkBudget refuses a request when the role's budget, or the shared one,
-// is used up, or when the request's estimated prompt alone would pass the
-// token limit.
-func (r *Router) checkBudget(ctx context.Context, role Role, rc RoleConfig, estimate int) error {
+// reserve refuses a request when the role's budget, or the shared one, is
+// used up (counting requests in flight), or when the request's estimated
+// prompt would pass the token limit; otherwise it counts the request as in
+// flight until release is called, after its usage is recorded.
+func (r *Router) reserve(ctx context.Context, role Role, rc RoleConfig, estimate int) (release func(), err error) {
 	if rc.Budget == (Budget{}) && r.budget == (Budget{}) {
-		return nil
+		return func() {}, nil
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	day := r.day()
 	rows, err := r.ledger.ModelUsageOn(ctx, day)
 	if err != nil {
 		// Without the day's usage the budget cannot be honoured: stop.
-		return &UnavailableError{Role: role, Err: fmt.Errorf("read today's model usage: %w", err)}
+		return nil, &UnavailableError{Role: role, Err: fmt.Errorf("read today's model usage: %w", err)}
 	}
 	var mine, all Usage
 	for _, u := range rows {
@@ -268,16 +285,31 @@ func (r *Router) checkBudget(ctx context.Context, role Role, rc RoleConfig, esti
 			mine = mine.plus(x)
 		}
 	}
+	for ro, u := range r.inflight {
+		all = all.plus(u)
+		if ro == role {
+			mine = mine.plus(u)
+		}
+	}
 	resets := day.AddDate(0, 0, 1)
 	if err := overBudget(rc.Budget, mine, estimate); err != nil {
 		err.Role, err.ResetsAt = role, resets
-		return err
+		return nil, err
 	}
 	if err := overBudget(r.budget, all, estimate); err != nil {
 		err.ResetsAt = resets
-		return err
+		return nil, err
 	}
-	return nil
+	held := Usage{Requests: 1, PromptTokens: estimate}
+	r.inflight[role] = r.inflight[role].plus(held)
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		u := r.inflight[role]
+		u.Requests -= held.Requests
+		u.PromptTokens -= held.PromptTokens
+		r.inflight[role] = u
+	}, nil
 }
 
 func overBudget(b Budget, used Usage, estimate int) *BudgetExhaustedError {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -336,3 +337,48 @@ func TestUsageRowsInPostgres(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// Concurrent requests reserve their place in the budget: with three
+// requests allowed, eight at once get three answers and five refusals.
+func TestConcurrentRequestsCannotOvershootBudget(t *testing.T) {
+	var mu sync.Mutex
+	entered := 0
+	release := make(chan struct{})
+	primary := &modeltest.Fake{Fn: func(ctx context.Context, req models.Request) (models.Response, error) {
+		mu.Lock()
+		entered++
+		n := entered
+		mu.Unlock()
+		if n > 3 {
+			t.Errorf("request %d reached the model past a budget of 3", n)
+			return models.Response{Text: "late"}, nil
+		}
+		<-release
+		return models.Response{Text: "ok", Usage: models.Usage{PromptTokens: 10, CompletionTokens: 1}}, nil
+	}}
+	r := newRouter(t, routerSetup{cfg: models.RouterConfig{
+		Roles: map[models.Role]models.RoleConfig{models.Small: {Primary: primary, Budget: models.Budget{Requests: 3}}},
+	}})
+	results := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := r.Generate(context.Background(), models.Small, ask("standup"))
+			results <- err
+		}()
+	}
+	refused := 0
+	for range 5 {
+		if err := <-results; models.ErrorCode(err) == models.CodeBudgetExhausted {
+			refused++
+		}
+	}
+	close(release)
+	for range 3 {
+		if err := <-results; err != nil {
+			t.Errorf("admitted request: %v", err)
+		}
+	}
+	if refused != 5 {
+		t.Errorf("%d refused, want 5", refused)
+	}
+}
