@@ -188,10 +188,11 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("model %s: %w", c.ep.Name(), err)
 	}
-	var opts []llms.CallOption
-	if req.MaxTokens > 0 {
-		opts = append(opts, llms.WithMaxTokens(req.MaxTokens))
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
 	}
+	opts := []llms.CallOption{llms.WithMaxTokens(maxTokens)}
 	if req.Temperature != nil {
 		opts = append(opts, llms.WithTemperature(*req.Temperature))
 	}

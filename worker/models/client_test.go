@@ -64,6 +64,9 @@ func TestOpenAIEstimatesUsageWhenServerReportsNone(t *testing.T) {
 	if !resp.Usage.Estimated || resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
 		t.Errorf("usage = %+v", resp.Usage)
 	}
+	if got := srv.Requests()[0].MaxTokens; got != models.DefaultMaxTokens {
+		t.Errorf("max_tokens = %d, want the default %d", got, models.DefaultMaxTokens)
+	}
 }
 
 func TestOllamaGoesThroughOpenAICompatibleV1(t *testing.T) {

@@ -50,6 +50,10 @@ type FunctionCall struct {
 	Arguments json.RawMessage
 }
 
+// DefaultMaxTokens caps answers of requests that set no MaxTokens, so that
+// a local model that rambles cannot run for minutes.
+const DefaultMaxTokens = 2048
+
 // Request is one generation.
 type Request struct {
 	// Tool names the CommiTea tool or job the request serves
@@ -63,7 +67,7 @@ type Request struct {
 	// "answer".
 	SchemaName string
 	Functions  []Function
-	// MaxTokens caps the answer; 0 leaves the provider's default (1024).
+	// MaxTokens caps the answer; 0 means DefaultMaxTokens.
 	MaxTokens int
 	// Temperature, when set, overrides the provider's default.
 	Temperature *float64

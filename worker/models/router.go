@@ -184,7 +184,9 @@ func repairPrompt(err error) string {
 }
 
 // attempt is one request with failover: the primary model, then once the
-// fallback. Budgets are checked before each.
+// fallback. Budgets are checked before each. A repair is a new attempt, so
+// it starts at the primary again: the failover was for one request, not
+// for the day.
 func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Request) (Response, error) {
 	estimate := RequestTokens(req)
 	resp, err := r.call(ctx, role, rc, rc.Primary, req, estimate)
@@ -241,6 +243,9 @@ func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, re
 		row.CompletionTokens = int64(resp.Usage.CompletionTokens)
 		row.CostUSD = resp.Usage.CostUSD
 	}
+	r.log.DebugContext(ctx, "model request", slog.String("role", string(role)), slog.String("tool", req.Tool),
+		slog.String("model", row.Model), slog.Int64("prompt_tokens", row.PromptTokens),
+		slog.Int64("completion_tokens", row.CompletionTokens), slog.Any("error", err))
 	// Record even when the caller gave up: the provider was asked.
 	if lerr := r.ledger.AddModelUsage(context.WithoutCancel(ctx), row); lerr != nil {
 		r.log.ErrorContext(ctx, "cannot record model usage", slog.String("role", string(role)), slog.Any("error", lerr))
