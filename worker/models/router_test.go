@@ -382,3 +382,34 @@ func TestConcurrentRequestsCannotOvershootBudget(t *testing.T) {
 		t.Errorf("%d refused, want 5", refused)
 	}
 }
+
+func TestTimeoutFailsOver(t *testing.T) {
+	slow := modeltest.NewOpenAI(t, modeltest.Reply{Hang: true})
+	quick := modeltest.NewOpenAI(t, modeltest.Text("ok", 5, 1))
+	primary, err := models.Open(models.Endpoint{Provider: models.ProviderOpenAI, Model: "slow", BaseURL: slow.BaseURL()}, &http.Client{Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRouter(t, routerSetup{cfg: models.RouterConfig{Roles: map[models.Role]models.RoleConfig{
+		models.Small: {Primary: primary, Fallback: quick.Client(t, "quick")},
+	}}})
+	resp, err := r.Generate(context.Background(), models.Small, ask("standup"))
+	if err != nil || !resp.FailedOver || resp.Model != "openai:quick" {
+		t.Errorf("resp = %+v, err = %v", resp, err)
+	}
+}
+
+func TestModeltestRouterHelper(t *testing.T) {
+	big := modeltest.NewAnthropic(t, modeltest.JSON(map[string]any{"title": "Fix login", "estimate": "est/s"}, 10, 5))
+	r, ledger, _ := modeltest.Router(t, nil, big)
+	resp, err := r.Generate(context.Background(), models.Big, askJSON())
+	if err != nil || string(resp.JSON) != `{"estimate":"est/s","title":"Fix login"}` {
+		t.Fatalf("resp = %+v, err = %v", resp, err)
+	}
+	if rows := ledger.Rows(); len(rows) != 1 || rows[0].Model != "anthropic:big-model" || rows[0].Tool != "capture_work" {
+		t.Errorf("ledger = %+v", rows)
+	}
+	if _, err := r.Generate(context.Background(), models.Small, ask("standup")); models.ErrorCode(err) != models.CodeModelUnavailable {
+		t.Errorf("absent small role: %v", err)
+	}
+}

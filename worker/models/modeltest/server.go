@@ -37,6 +37,9 @@ type Reply struct {
 	// Body, when set, is sent verbatim instead of a built answer (a broken
 	// server).
 	Body string
+	// Hang sends nothing and waits until the client gives up (its timeout
+	// or a cancelled context).
+	Hang bool
 }
 
 // Call is a scripted function call.
@@ -190,6 +193,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		s.t.Errorf("modeltest: request %d past the end of the script (last user message: %q)", len(s.Requests()), req.LastUser())
 		reply = Status(http.StatusInternalServerError, "script exhausted")
+	}
+	if reply.Hang {
+		<-r.Context().Done()
+		return
 	}
 	s.write(w, req, reply)
 }
