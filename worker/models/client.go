@@ -68,6 +68,17 @@ func (e Endpoint) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("model", e.Name()), slog.String("base_url", e.BaseURL))
 }
 
+// String shows the endpoint without its key, for every fmt verb.
+func (e Endpoint) String() string {
+	if e.BaseURL == "" {
+		return e.Name()
+	}
+	return e.Name() + " at " + e.BaseURL
+}
+
+// GoString keeps %#v from printing the key.
+func (e Endpoint) GoString() string { return e.String() }
+
 // KeyEnv is the environment variable holding the key for this endpoint
 // when none is configured: OPENAI_API_KEY for OpenAI's own API,
 // ANTHROPIC_API_KEY for Anthropic's. It is "" for every other endpoint, so
@@ -157,6 +168,12 @@ func Open(ep Endpoint, httpClient *http.Client) (*Client, error) {
 
 // Name is the "provider:model" the client talks to.
 func (c *Client) Name() string { return c.ep.Name() }
+
+// String shows the client's endpoint without its key.
+func (c *Client) String() string { return c.ep.String() }
+
+// LogValue shows the client's endpoint without its key.
+func (c *Client) LogValue() slog.Value { return c.ep.LogValue() }
 
 // openai builds a langchaingo OpenAI client. langchaingo takes the
 // response format per client, not per call, so a request with a schema

@@ -3,6 +3,8 @@ package models_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -170,5 +172,24 @@ func TestParseEndpoint(t *testing.T) {
 		if _, err := models.ParseEndpoint(bad); err == nil {
 			t.Errorf("ParseEndpoint(%q) accepted", bad)
 		}
+	}
+}
+
+func TestKeysAreNeverPrinted(t *testing.T) {
+	ep := models.Endpoint{Provider: models.ProviderAnthropic, Model: "claude", BaseURL: "https://api.anthropic.com/v1", APIKey: "sk-ant-secret-123"}
+	c := openClient(t, ep)
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	log.Info("x", "endpoint", ep, "client", c)
+	for _, s := range []string{fmt.Sprintf("%v %+v %#v %s", ep, ep, ep, ep), fmt.Sprintf("%v %+v %s", c, c, c), logged.String()} {
+		if strings.Contains(s, "sk-ant-secret") {
+			t.Errorf("key printed: %s", s)
+		}
+	}
+	if ep.KeyEnv() != "ANTHROPIC_API_KEY" {
+		t.Errorf("KeyEnv of Anthropic's API = %q", ep.KeyEnv())
+	}
+	if local := (models.Endpoint{Provider: models.ProviderOpenAI, BaseURL: "http://127.0.0.1:8081/v1"}); local.KeyEnv() != "" {
+		t.Errorf("KeyEnv of a local server = %q", local.KeyEnv())
 	}
 }
