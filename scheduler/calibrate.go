@@ -1,0 +1,406 @@
+package scheduler
+
+// Calibration rules (DESIGN.md section 5):
+//
+// A sample is a done, non-discarded issue that carried an estimate when work
+// started. Its actual effort is the tracked time when there is any, otherwise
+// the working hours it spent steeping or in review on its assignee's
+// calendar, shared equally among the issues that person had steeping at the
+// same moment (SharedWorkingHours).
+//
+// The model is ln(actual/nominal) = mu + bias[label] + bias[person] + e.
+// Calibrate fits it robustly over the most recent samples (the last
+// CalibrationOptions.MaxSamples, default 200, finished within MaxAge, default
+// 365 days, of the newest one): mu is the median log ratio, sigma is
+// 1.4826 × the median absolute deviation (the MAD estimate of a normal
+// standard deviation, which one wild sample cannot move). A group's bias
+// (a label outside the est/ and p/ namespaces, or a person) is the median of
+// its samples' residuals shrunk towards zero by n/(n+k), k = 5 by default:
+// a label seen five times moves the forecast half as far as its residuals
+// say, one seen fifty times nearly all the way. Labels then persons are fitted
+// in turn on what the earlier terms leave, so a slow person is not read as a
+// slow label. Groups with fewer than 2 samples get no bias.
+//
+// With fewer than MinSamples (default 10) samples the calibration is a cold
+// start: the priors below, derived from public estimate-versus-actual data
+// (see priorGlobalMultiplier), stand in for mu and sigma; samples already
+// there still move mu by partial pooling, n/(n+k).
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Cold-start priors, derived by TestRealDataPriors (realdata_test.go) from
+// ../shared/data:
+//
+//   - jira-estimates/clean_data_v2.csv, issues with timeestimate > 0 and
+//     timespent > 0 (2,287 of 2,480): ln(timespent/timeestimate) has median
+//     0.000 and MAD-sigma 1.09; the median of the per-project medians is also
+//     about 0 (people's hour estimates are unbiased in the middle and wide).
+//   - jira-history/*.csv, issues with story points and in-progress time: the
+//     median in-progress working hours per story point, pooled, is about 2.6;
+//     ln(hours/points) has MAD-sigma about 2.3 (in-progress time in Jira
+//     includes waiting, so it is the upper bound of sigma).
+//
+// The priors take the hour data's centre (multiplier 1.0) and a sigma of
+// 1.1, the hour-estimate spread: a new project forecasts from its labels as
+// written, with wide ranges, until ten samples say otherwise.
+const (
+	priorGlobalMultiplier = 1.0
+	priorSigma            = 1.1
+	// PriorHoursPerStoryPoint converts story points to nominal hours when a
+	// history gives points rather than est/* sizes.
+	PriorHoursPerStoryPoint = 2.6
+)
+
+// Sample is one done issue's estimate against its actual effort.
+type Sample struct {
+	Number       int64
+	NominalHours float64 // Size.NominalHours() of the estimate when work started
+	ActualHours  float64 // tracked time, or SharedWorkingHours
+	Labels       []string
+	Person       string
+	FinishedAt   time.Time
+}
+
+// CalibrationOptions tunes Calibrate. The zero value means the documented
+// defaults.
+type CalibrationOptions struct {
+	MaxSamples int           // most recent samples used; default 200
+	MaxAge     time.Duration // samples finished this long before the newest are dropped; default 365 days
+	MinSamples int           // fewer samples than this is a cold start; default 10
+	PoolingK   float64       // shrinkage n/(n+k); default 5
+}
+
+func (o CalibrationOptions) withDefaults() CalibrationOptions {
+	if o.MaxSamples <= 0 {
+		o.MaxSamples = 200
+	}
+	if o.MaxAge <= 0 {
+		o.MaxAge = 365 * 24 * time.Hour
+	}
+	if o.MinSamples <= 0 {
+		o.MinSamples = 10
+	}
+	if o.PoolingK <= 0 {
+		o.PoolingK = 5
+	}
+	return o
+}
+
+// Calibrate fits the effort model to samples; see the rules at the top of
+// this file. Samples with a non-positive nominal or actual are ignored.
+func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
+	opts = opts.withDefaults()
+	usable := make([]Sample, 0, len(samples))
+	for _, s := range samples {
+		if s.NominalHours > 0 && s.ActualHours > 0 && !math.IsInf(s.ActualHours, 0) && !math.IsNaN(s.ActualHours) {
+			usable = append(usable, s)
+		}
+	}
+	// Newest first, ties by number, so the fit does not depend on input order.
+	sort.SliceStable(usable, func(i, j int) bool {
+		if !usable[i].FinishedAt.Equal(usable[j].FinishedAt) {
+			return usable[i].FinishedAt.After(usable[j].FinishedAt)
+		}
+		return usable[i].Number < usable[j].Number
+	})
+	if len(usable) > 0 {
+		oldest := usable[0].FinishedAt.Add(-opts.MaxAge)
+		n := 0
+		for n < len(usable) && n < opts.MaxSamples && !usable[n].FinishedAt.Before(oldest) {
+			n++
+		}
+		usable = usable[:n]
+	}
+
+	cal := Calibration{N: len(usable), ByLabelBias: []Bias{}, ByPersonBias: []Bias{}}
+	logs := make([]float64, len(usable))
+	for i, s := range usable {
+		logs[i] = math.Log(s.ActualHours / s.NominalHours)
+	}
+	if len(usable) < opts.MinSamples {
+		cal.ColdStart = true
+		mu := math.Log(priorGlobalMultiplier)
+		if len(logs) > 0 {
+			w := float64(len(logs)) / (float64(len(logs)) + opts.PoolingK)
+			mu += w * (median(logs) - mu)
+		}
+		cal.GlobalMultiplier = math.Exp(mu)
+		cal.Sigma = priorSigma
+		return cal
+	}
+	mu := median(logs)
+	resid := make([]float64, len(logs))
+	for i := range logs {
+		resid[i] = logs[i] - mu
+	}
+	cal.ByLabelBias = fitGroupBias(usable, resid, opts.PoolingK, func(s Sample) []string {
+		var keys []string
+		for _, l := range s.Labels {
+			if l = strings.ToLower(strings.TrimSpace(l)); calibratedLabel(l) && !slices.Contains(keys, l) {
+				keys = append(keys, l)
+			}
+		}
+		return keys
+	})
+	cal.ByPersonBias = fitGroupBias(usable, resid, opts.PoolingK, func(s Sample) []string {
+		if s.Person == "" {
+			return nil
+		}
+		return []string{s.Person}
+	})
+	cal.GlobalMultiplier = math.Exp(mu)
+	cal.Sigma = 1.4826 * mad(resid)
+	if cal.Sigma < 0.05 {
+		// A perfectly regular history still leaves some doubt about the next issue.
+		cal.Sigma = 0.05
+	}
+	return cal
+}
+
+// calibratedLabel reports whether a label's namespace can bias effort: the
+// estimate and priority labels are the model's inputs, not its groups.
+func calibratedLabel(l string) bool {
+	return l != "" && !strings.HasPrefix(l, "est/") && !strings.HasPrefix(l, "p/")
+}
+
+// fitGroupBias computes each group's shrunk median residual and removes it
+// from resid in place, so the next group kind is fitted on what is left.
+func fitGroupBias(samples []Sample, resid []float64, k float64, keys func(Sample) []string) []Bias {
+	byKey := map[string][]int{}
+	for i, s := range samples {
+		for _, key := range keys(s) {
+			byKey[key] = append(byKey[key], i)
+		}
+	}
+	names := make([]string, 0, len(byKey))
+	for key, idx := range byKey {
+		if len(idx) >= 2 {
+			names = append(names, key)
+		}
+	}
+	sort.Strings(names)
+	out := make([]Bias, 0, len(names))
+	shift := make([]float64, len(resid))
+	for _, key := range names {
+		idx := byKey[key]
+		vals := make([]float64, len(idx))
+		for j, i := range idx {
+			vals[j] = resid[i]
+		}
+		n := float64(len(idx))
+		b := median(vals) * n / (n + k)
+		out = append(out, Bias{Key: key, Multiplier: math.Exp(b), N: len(idx)})
+		for _, i := range idx {
+			shift[i] += b
+		}
+	}
+	for i := range resid {
+		resid[i] -= shift[i]
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+func mad(xs []float64) float64 {
+	m := median(xs)
+	d := make([]float64, len(xs))
+	for i, x := range xs {
+		d[i] = math.Abs(x - m)
+	}
+	return median(d)
+}
+
+// WorkInterval is one stretch of an issue being worked (steeping or in
+// review) by one person.
+type WorkInterval struct {
+	Number int64
+	Person string
+	From   time.Time
+	To     time.Time
+}
+
+// SharedWorkingHours is each issue's actual effort when no time was tracked:
+// the working hours of its intervals on the person's calendar, where every
+// working hour is shared equally among the issues that person had open
+// intervals on at that moment. calendars maps a person to their calendar;
+// a missing person gets the default calendar.
+func SharedWorkingHours(intervals []WorkInterval, calendars map[string]Calendar) map[int64]float64 {
+	out := map[int64]float64{}
+	byPerson := map[string][]WorkInterval{}
+	for _, iv := range intervals {
+		if iv.To.After(iv.From) {
+			byPerson[iv.Person] = append(byPerson[iv.Person], iv)
+		} else if _, ok := out[iv.Number]; !ok {
+			out[iv.Number] = 0
+		}
+	}
+	for person, ivs := range byPerson {
+		cal := calendars[person]
+		shareSweep(ivs, 1, func(iv WorkInterval, from, to time.Time, share float64) {
+			out[iv.Number] += share * calendarWorkingHours(cal, from, to)
+		})
+	}
+	return out
+}
+
+// shareSweep walks the boundaries of ivs and calls fn for every interval
+// open on each elementary stretch, with its share min(1, capacity/open) of
+// the worker(s).
+func shareSweep(ivs []WorkInterval, capacity float64, fn func(iv WorkInterval, from, to time.Time, share float64)) {
+	type edge struct {
+		at   time.Time
+		open bool
+		i    int
+	}
+	edges := make([]edge, 0, 2*len(ivs))
+	for i, iv := range ivs {
+		edges = append(edges, edge{iv.From, true, i}, edge{iv.To, false, i})
+	}
+	sort.Slice(edges, func(a, b int) bool {
+		if !edges[a].at.Equal(edges[b].at) {
+			return edges[a].at.Before(edges[b].at)
+		}
+		return !edges[a].open && edges[b].open // close before open at the same instant
+	})
+	open := map[int]bool{}
+	for e := 0; e < len(edges); e++ {
+		ed := edges[e]
+		if ed.open {
+			open[ed.i] = true
+		} else {
+			delete(open, ed.i)
+		}
+		if e+1 < len(edges) && len(open) > 0 && edges[e+1].at.After(ed.at) {
+			share := math.Min(1, capacity/float64(len(open)))
+			for i := range open {
+				fn(ivs[i], ed.at, edges[e+1].at, share)
+			}
+		}
+	}
+}
+
+// calendarDefaults fills the zero Calendar's documented default.
+func calendarDefaults(c Calendar) Calendar {
+	if c.HoursPerDay <= 0 {
+		c.HoursPerDay = 6
+	}
+	if c.WorkingDays == [7]bool{} {
+		c.WorkingDays = [7]bool{false, true, true, true, true, true, false}
+	}
+	if c.Location == nil {
+		c.Location = time.UTC
+	}
+	return c
+}
+
+// calendarWorksOn reports whether the local date of day is worked.
+func calendarWorksOn(c Calendar, day time.Time) bool {
+	if !c.WorkingDays[day.Weekday()] {
+		return false
+	}
+	y, m, d := day.Date()
+	for _, h := range c.Holidays {
+		if hy, hm, hd := h.Date(); hy == y && hm == m && hd == d {
+			return false
+		}
+	}
+	date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	for _, r := range c.TimeOff {
+		fy, fm, fd := r.From.Date()
+		ty, tm, td := r.To.Date()
+		if !date.Before(time.Date(fy, fm, fd, 0, 0, 0, 0, time.UTC)) && !date.After(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)) {
+			return false
+		}
+	}
+	return true
+}
+
+// calendarWorkingHours counts the working hours between from and to on c.
+// A worked day's hours are spread evenly over its 24 local hours: a history
+// records when things happened, not when people sat down, so the share of a
+// day that passed is the share of its work that could have been done.
+func calendarWorkingHours(c Calendar, from, to time.Time) float64 {
+	if !to.After(from) {
+		return 0
+	}
+	c = calendarDefaults(c)
+	if isPlainWeekCalendar(c) {
+		return c.HoursPerDay * (plainWeekdaysUntil(to) - plainWeekdaysUntil(from))
+	}
+	from, to = from.In(c.Location), to.In(c.Location)
+	total := 0.0
+	day := time.Date(from.Year(), from.Month(), from.Day(), 0, 0, 0, 0, c.Location)
+	for day.Before(to) {
+		next := day.AddDate(0, 0, 1)
+		if calendarWorksOn(c, day) {
+			a, b := day, next
+			if from.After(a) {
+				a = from
+			}
+			if to.Before(b) {
+				b = to
+			}
+			total += c.HoursPerDay * b.Sub(a).Hours() / next.Sub(day).Hours()
+		}
+		day = next
+	}
+	return total
+}
+
+// calendarAddWorkingHours is the moment h working hours after from on c,
+// with calendarWorkingHours' even spread of a day's hours over the day.
+func calendarAddWorkingHours(c Calendar, from time.Time, h float64) time.Time {
+	c = calendarDefaults(c)
+	t := from.In(c.Location)
+	for guard := 0; h > 0 && guard < 100000; guard++ {
+		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, c.Location)
+		next := day.AddDate(0, 0, 1)
+		if !calendarWorksOn(c, day) {
+			t = next
+			continue
+		}
+		dayLen := next.Sub(day)
+		avail := c.HoursPerDay * next.Sub(t).Hours() / dayLen.Hours()
+		if h <= avail {
+			return t.Add(time.Duration(h / c.HoursPerDay * float64(dayLen)))
+		}
+		h -= avail
+		t = next
+	}
+	return t
+}
+
+// isPlainWeekCalendar reports whether c is Monday to Friday in UTC with no
+// days off, whose working time has a closed form.
+func isPlainWeekCalendar(c Calendar) bool {
+	return c.Location == time.UTC && len(c.Holidays) == 0 && len(c.TimeOff) == 0 &&
+		c.WorkingDays == [7]bool{false, true, true, true, true, true, false}
+}
+
+// plainWeekdaysUntil is the number of weekdays (fractional on the last one)
+// from Monday 1970-01-05 UTC to t.
+func plainWeekdaysUntil(t time.Time) float64 {
+	const week = 7 * 24 * 3600
+	sec := float64(t.Unix()-4*24*3600) + float64(t.Nanosecond())/1e9
+	weeks := math.Floor(sec / week)
+	rest := (sec - weeks*week) / (24 * 3600) // days into the week, Monday = 0
+	return weeks*5 + math.Min(rest, 5)
+}
