@@ -3,7 +3,8 @@ package scheduler
 // Real-data reports: they read ../shared/data (COMMITEA_SHARED_DATA) and
 // skip when it is absent, so a fresh clone's test suite does not need it.
 //
-//	go test ./scheduler -run RealData -v
+//	go test ./scheduler -run RealDataPriors -v
+//	go test ./scheduler -run '^$' -bench RealDataBacktest -benchtime=1x
 
 import (
 	"encoding/csv"
@@ -70,8 +71,17 @@ func realDataBacktests(t testing.TB, opts BacktestOptions) ([]string, []Backtest
 	return names, results, PoolBacktests(results)
 }
 
-func TestRealDataBacktest(t *testing.T) {
-	names, results, pooled := realDataBacktests(t, BacktestOptions{Trials: 500})
+// BenchmarkRealDataBacktest is the real-data backtest report (one
+// iteration is the whole replay, so run it with -benchtime=1x):
+//
+//	go test ./scheduler -run '^$' -bench RealDataBacktest -benchtime=1x
+func BenchmarkRealDataBacktest(t *testing.B) {
+	var names []string
+	var results []BacktestResult
+	var pooled BacktestResult
+	for t.Loop() {
+		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 500})
+	}
 	var b strings.Builder
 	WriteBacktestTable(&b, append(names, "pooled"), append(results, pooled))
 	t.Log("\n" + b.String())
