@@ -1,0 +1,651 @@
+package scheduler
+
+// Monte Carlo schedule. Choices a project manager would otherwise ask about:
+//
+//   - Work order is one fixed list for all trials: priority (p/0 first), then
+//     hard deadlines (the issue's deadline/hard or a hard milestone), then the
+//     earliest milestone due date (no due date last), then issues already
+//     steeping or in review, then issue number; dependencies are then pulled
+//     ahead of their dependents (a topological sort that always takes the
+//     best-ranked ready issue). Each person works their share of the list in
+//     that order, one issue at a time; an issue whose dependencies are not
+//     finished makes its person wait rather than skip ahead. Because nothing
+//     in a trial re-orders on sampled durations, more work can never make
+//     anything earlier (no list-scheduling anomalies) for assigned work.
+//   - Unassigned issues go, at their turn in the list, to the team member who
+//     frees up first (ties: login order) and are marked Unassigned. That
+//     choice depends on the sampled durations, so for unassigned work the
+//     "more work is never earlier" guarantee holds only in distribution, not
+//     per trial. The team is Input.People; when it is empty, everyone who
+//     holds an assignment; when nobody does, one virtual member with the
+//     default calendar.
+//   - An assignee missing from Input.People works on the default calendar
+//     (6 h Monday to Friday, UTC) and takes only their own issues.
+//   - Effort: lognormal from Calibration.EffortParams of the estimate's
+//     nominal hours. An issue without an estimate is taken as est/m with a
+//     sigma 1.5 times wider. A steeping or in-review issue with SpentHours
+//     draws its total effort conditioned on exceeding SpentHours and
+//     schedules only the remainder.
+//   - Unschedulable issues (a dependency on an unknown issue, a dependency
+//     cycle, an estimate label above est/xl such as est/xxl) and everything
+//     depending on them are left out of every trial, reported with zero
+//     dates and their reason; their milestones are forecast from the rest.
+//   - A milestone's date in a trial is the finish of its last open issue; a
+//     milestone with no schedulable open issue is done now. Its critical
+//     chain is walked back from that issue through whatever bound each start:
+//     the dependency that finished last, or the same person's previous issue.
+//   - Slack is due − p80 in working days of the team calendar (6 h Monday to
+//     Friday, UTC), to one decimal. PDue counts trials finishing on or before
+//     the due instant.
+//   - Milestone quantiles are exact (nearest rank over all trials). Issue
+//     quantiles come from a 256-bucket histogram per issue whose range is set
+//     by a pilot of the first trials, interpolated inside the bucket: exact to
+//     a fraction of the issue's spread. Person load is the median over trials.
+//   - Dates are rounded to the minute.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Trial limits.
+const (
+	DefaultTrials = 2000
+	MaxTrials     = 100000
+)
+
+// Unschedulable reasons.
+const (
+	ReasonCycle             = "cycle"
+	ReasonMissingDependency = "missing_dependency"
+	ReasonTooLarge          = "too_large"
+)
+
+// missingEstimateSigmaFactor widens the effort spread of an issue without an
+// estimate, which is taken as est/m.
+const missingEstimateSigmaFactor = 1.5
+
+// Run forecasts the input's open issues by Monte Carlo over the schedule.
+func Run(in Input, opts Options) (Forecast, error) {
+	p, err := newPlan(in, opts)
+	if err != nil {
+		return Forecast{}, err
+	}
+	return p.run(), nil
+}
+
+// planItem is one schedulable open issue, in schedule order.
+type planItem struct {
+	key      uint64  // draw stream
+	scale    float32 // exp(mu) of its effort
+	spent    float32 // hours already spent, subtracted from the draw
+	tab      int32   // offset of its sigma table
+	lo       uint32  // first table slot (truncation at spent)
+	span     uint32  // drawTableSize - lo
+	person   int32   // index into plan.people, -1 for the team pool
+	poolSlot int32   // index among pool items, -1 when assigned
+	group    int32   // index into plan.groups
+	depLo    int32   // deps[depLo:depHi] are positions of its dependencies
+	depHi    int32
+	issue    int32 // index into Input.Issues
+}
+
+type planPerson struct {
+	login string
+	tl    *timeline
+	start float64 // working coordinate of the origin
+}
+
+// planGroup is a milestone (or "no milestone", id 0) with open work.
+type planGroup struct {
+	id    int64
+	items int
+}
+
+// plan is an input compiled for the kernel: everything that does not change
+// between trials.
+type plan struct {
+	in      Input
+	origin  time.Time
+	trials  int
+	seed    uint64
+	workers int
+	items   []planItem
+	deps    []int32
+	tables  []float32
+	people  []planPerson
+	tls     []*timeline // per person, the kernel's copy of people[k].tl
+	pool    []int32
+	poolPos []int32 // per person: slot in pool, -1 when not in it
+	poolN   int
+	groups  []planGroup
+	unsched map[int64]string // open issue number -> reason
+	openIdx []int32          // open issues (Input.Issues indices) by number
+	itemOf  map[int64]int32  // issue number -> position, schedulable only
+	trace   bool             // record each item's start (tests)
+}
+
+func newPlan(in Input, opts Options) (*plan, error) {
+	if in.Now.IsZero() {
+		return nil, errors.New("forecast: input has no Now")
+	}
+	p := &plan{in: in, origin: in.Now, trials: opts.Trials, seed: opts.Seed, workers: opts.Workers}
+	if p.trials == 0 {
+		p.trials = DefaultTrials
+	}
+	if p.trials < 0 || p.trials > MaxTrials {
+		return nil, fmt.Errorf("forecast: trials %d outside 1..%d", opts.Trials, MaxTrials)
+	}
+	if p.seed == 0 {
+		p.seed = InputSeed(in)
+	}
+	if p.workers <= 0 {
+		p.workers = runtime.GOMAXPROCS(0)
+	}
+
+	// Issues by number; the first of duplicate numbers wins.
+	byNumber := make(map[int64]int32, len(in.Issues))
+	for i, is := range in.Issues {
+		if _, dup := byNumber[is.Number]; !dup {
+			byNumber[is.Number] = int32(i)
+		}
+	}
+	milestones := make(map[int64]Milestone, len(in.Milestones))
+	for _, m := range in.Milestones {
+		milestones[m.ID] = m
+	}
+	for num, i := range byNumber {
+		if in.Issues[i].State != Done {
+			p.openIdx = append(p.openIdx, i)
+		}
+		_ = num
+	}
+	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmpInt64(in.Issues[a].Number, in.Issues[b].Number) })
+
+	// Rank the open issues by the work-order key.
+	type orderKey struct {
+		prio    int
+		hard    bool
+		due     int64
+		started bool
+		number  int64
+	}
+	keys := make([]orderKey, len(in.Issues))
+	for _, i := range p.openIdx {
+		is := in.Issues[i]
+		m, ok := milestones[is.Milestone]
+		due := int64(math.MaxInt64)
+		if ok && !m.Due.IsZero() {
+			due = m.Due.Unix()
+		}
+		keys[i] = orderKey{is.Priority, is.HardDeadline || (ok && m.Hard), due, is.State == Steeping || is.State == InReview, is.Number}
+	}
+	ranked := slices.Clone(p.openIdx)
+	slices.SortFunc(ranked, func(a, b int32) int {
+		ka, kb := &keys[a], &keys[b]
+		if c := cmp.Compare(ka.prio, kb.prio); c != 0 {
+			return c
+		}
+		if ka.hard != kb.hard {
+			if ka.hard {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(ka.due, kb.due); c != 0 {
+			return c
+		}
+		if ka.started != kb.started {
+			if ka.started {
+				return -1
+			}
+			return 1
+		}
+		return cmpInt64(ka.number, kb.number)
+	})
+	rank := make([]int32, len(in.Issues))
+	for r, i := range ranked {
+		rank[i] = int32(r)
+	}
+
+	// Dependencies between open issues; unknown ones and oversize estimates
+	// make an issue unschedulable outright.
+	p.unsched = make(map[int64]string)
+	openDeps := make([][]int32, len(in.Issues))
+	dependents := make([][]int32, len(in.Issues))
+	indeg := make([]int32, len(in.Issues))
+	for _, i := range p.openIdx {
+		is := in.Issues[i]
+		if tooLarge(is.Labels) && is.Estimate == "" {
+			p.unsched[is.Number] = ReasonTooLarge
+		}
+		for k, d := range is.DependsOn {
+			if slices.Contains(is.DependsOn[:k], d) {
+				continue
+			}
+			j, ok := byNumber[d]
+			if !ok {
+				if _, bad := p.unsched[is.Number]; !bad {
+					p.unsched[is.Number] = ReasonMissingDependency
+				}
+				continue
+			}
+			if in.Issues[j].State == Done {
+				continue
+			}
+			openDeps[i] = append(openDeps[i], j)
+			dependents[j] = append(dependents[j], i)
+			indeg[i]++
+		}
+	}
+
+	// Topological order that always takes the best-ranked ready issue; what
+	// never becomes ready sits on or behind a cycle.
+	ready := &rankHeap{rank: rank}
+	for _, i := range p.openIdx {
+		if indeg[i] == 0 {
+			ready.push(i)
+		}
+	}
+	order := make([]int32, 0, len(p.openIdx))
+	inOrder := make([]bool, len(in.Issues))
+	for ready.len() > 0 {
+		i := ready.pop()
+		order = append(order, i)
+		inOrder[i] = true
+		for _, j := range dependents[i] {
+			indeg[j]--
+			if indeg[j] == 0 {
+				ready.push(j)
+			}
+		}
+	}
+	for _, i := range p.openIdx {
+		if !inOrder[i] {
+			p.unsched[in.Issues[i].Number] = ReasonCycle
+		}
+	}
+	// Whatever depends on an unschedulable issue inherits its reason.
+	if len(p.unsched) > 0 {
+		for _, i := range order {
+			if _, bad := p.unsched[in.Issues[i].Number]; bad {
+				continue
+			}
+			for _, j := range openDeps[i] {
+				if r, bad := p.unsched[in.Issues[j].Number]; bad {
+					p.unsched[in.Issues[i].Number] = r
+					break
+				}
+			}
+		}
+	}
+
+	// People: the team first (login order), then outside assignees.
+	team := slices.Clone(in.People)
+	slices.SortStableFunc(team, func(a, b Person) int { return strings.Compare(a.Login, b.Login) })
+	personIdx := map[string]int32{}
+	var cals []Calendar
+	addPerson := func(login string, cal Calendar) int32 {
+		if k, ok := personIdx[login]; ok {
+			return k
+		}
+		k := int32(len(p.people))
+		personIdx[login] = k
+		p.people = append(p.people, planPerson{login: login})
+		cals = append(cals, cal)
+		return k
+	}
+	for _, person := range team {
+		p.pool = append(p.pool, addPerson(person.Login, person.Calendar))
+	}
+	var outside []string
+	for _, i := range order {
+		is := in.Issues[i]
+		if _, bad := p.unsched[is.Number]; bad || is.Assignee == "" {
+			continue
+		}
+		if _, ok := personIdx[is.Assignee]; !ok && !slices.Contains(outside, is.Assignee) {
+			outside = append(outside, is.Assignee)
+		}
+	}
+	slices.Sort(outside)
+	for _, login := range outside {
+		k := addPerson(login, Calendar{})
+		if len(team) == 0 {
+			p.pool = append(p.pool, k)
+		}
+	}
+	if len(p.pool) == 0 {
+		p.pool = append(p.pool, addPerson("", Calendar{}))
+	}
+	if len(p.pool) > maxPool {
+		return nil, fmt.Errorf("forecast: %d people, at most %d supported", len(p.pool), maxPool)
+	}
+	p.poolPos = slices.Repeat([]int32{-1}, len(p.people))
+	for ps, k := range p.pool {
+		p.poolPos[k] = int32(ps)
+	}
+
+	// Milestone groups and effort tables.
+	groupIdx := map[int64]int32{}
+	tableAt := map[float64]int32{}
+	p.itemOf = make(map[int64]int32, len(order))
+	meanByPerson := make([]float64, len(p.people))
+	var poolMean float64
+	for _, i := range order {
+		is := in.Issues[i]
+		if _, bad := p.unsched[is.Number]; bad {
+			continue
+		}
+		p.itemOf[is.Number] = int32(len(p.items))
+		g, ok := groupIdx[is.Milestone]
+		if !ok {
+			g = int32(len(p.groups))
+			groupIdx[is.Milestone] = g
+			p.groups = append(p.groups, planGroup{id: is.Milestone})
+		}
+		p.groups[g].items++
+		size := is.Estimate
+		widen := 1.0
+		if !size.Valid() {
+			size, widen = SizeM, missingEstimateSigmaFactor
+		}
+		mu, sigma := in.Calibration.EffortParams(size.NominalHours(), is.Labels, is.Assignee)
+		sigma *= widen
+		spent := 0.0
+		if (is.State == Steeping || is.State == InReview) && is.SpentHours > 0 {
+			spent = is.SpentHours
+		}
+		tab, ok := tableAt[sigma]
+		if !ok {
+			tab = int32(len(p.tables))
+			tableAt[sigma] = tab
+			p.tables = append(p.tables, make([]float32, drawTableSize)...)
+			sigmaTable(p.tables[tab:tab+drawTableSize], sigma)
+		}
+		lo := truncationIndex(mu, sigma, spent)
+		it := planItem{
+			key: issueStream(p.seed, is.Number), scale: float32(math.Exp(mu)), spent: float32(spent),
+			tab: tab, lo: lo, span: drawTableSize - lo,
+			person: -1, poolSlot: -1, group: g, issue: i,
+		}
+		mean := math.Exp(mu + sigma*sigma/2)
+		if is.Assignee != "" {
+			it.person = personIdx[is.Assignee]
+			meanByPerson[it.person] += mean
+		} else {
+			it.poolSlot = int32(p.poolN)
+			p.poolN++
+			poolMean += mean
+		}
+		p.items = append(p.items, it)
+	}
+	for k := range p.items {
+		it := &p.items[k]
+		it.depLo = int32(len(p.deps))
+		for _, j := range openDeps[it.issue] {
+			p.deps = append(p.deps, p.itemOf[in.Issues[j].Number])
+		}
+		it.depHi = int32(len(p.deps))
+	}
+
+	// Timelines long enough for four times each person's expected load plus
+	// a year; past that they extrapolate optimistically (see workingBeyond).
+	// The horizon only grows with the load, which keeps more work from ever
+	// moving a date earlier.
+	poolShare := poolMean / float64(len(p.pool))
+	for k := range p.people {
+		c := cals[k].normalized()
+		load := meanByPerson[k]
+		if slices.Contains(p.pool, int32(k)) {
+			load += poolShare
+		}
+		days := int(load*4/c.HoursPerDay*7/5) + 400
+		if days > maxCalendarDays {
+			days = maxCalendarDays
+		}
+		p.people[k].tl = newTimeline(cals[k], p.origin, days)
+		p.people[k].start = p.people[k].tl.working(0)
+		p.tls = append(p.tls, p.people[k].tl)
+	}
+	return p, nil
+}
+
+// tooLarge reports an estimate label beyond est/xl, such as est/xxl.
+func tooLarge(labels []string) bool {
+	for _, l := range labels {
+		l = strings.ToLower(strings.TrimSpace(l))
+		if s, ok := strings.CutPrefix(l, "est/"); ok && len(s) >= 3 && strings.HasSuffix(s, "l") && strings.Trim(s[:len(s)-1], "x") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// rankHeap is a min-heap of issue indices by rank.
+type rankHeap struct {
+	rank []int32
+	a    []int32
+}
+
+func (h *rankHeap) len() int { return len(h.a) }
+func (h *rankHeap) less(i, j int) bool {
+	return h.rank[h.a[i]] < h.rank[h.a[j]]
+}
+func (h *rankHeap) push(x int32) {
+	h.a = append(h.a, x)
+	for i := len(h.a) - 1; i > 0; {
+		par := (i - 1) / 2
+		if !h.less(i, par) {
+			break
+		}
+		h.a[i], h.a[par] = h.a[par], h.a[i]
+		i = par
+	}
+}
+func (h *rankHeap) pop() int32 {
+	top := h.a[0]
+	n := len(h.a) - 1
+	h.a[0] = h.a[n]
+	h.a = h.a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return top
+}
+
+// histQuantile reads quantile q from a histogram of total counts,
+// interpolating linearly inside the bucket that holds it.
+func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
+	target := q * float64(total)
+	var cum float64
+	for b, c := range h {
+		if c == 0 {
+			continue
+		}
+		if cum+float64(c) >= target {
+			frac := (target - cum) / float64(c)
+			return (g.base + float64(b) + frac) / g.invW
+		}
+		cum += float64(c)
+	}
+	return (g.base + histBuckets) / g.invW
+}
+
+// quantileRank is the 0-based index of the nearest-rank quantile q of n
+// values.
+func quantileRank(n int, q float64) int {
+	k := int(math.Ceil(q*float64(n))) - 1
+	return max(0, min(k, n-1))
+}
+
+// nthValue reorders a so that a[k] holds the value a sorted a would hold
+// there, everything before it is no greater and everything after no
+// smaller, and returns a[k]. Quickselect with a median-of-three pivot and a
+// three-way partition (runs of equal values are common: a person without
+// work is free at the same moment in every trial), O(len(a)) on average.
+func nthValue(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		x, y, z := a[lo], a[(lo+hi)/2], a[hi]
+		pivot := max(min(x, y), min(max(x, y), z))
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch v := a[i]; {
+			case v < pivot:
+				a[lt], a[i] = a[i], a[lt]
+				lt++
+				i++
+			case v > pivot:
+				a[i], a[gt] = a[gt], a[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+// quantiles returns the nearest-rank quantiles qs (ascending) of values,
+// reordering values.
+func quantiles(values []float64, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	hi := len(values)
+	for i := len(qs) - 1; i >= 0; i-- {
+		k := quantileRank(len(values), qs[i])
+		out[i] = nthValue(values[:hi], k)
+		hi = k + 1
+	}
+	return out
+}
+
+// at converts hours after the origin to a date, rounded to the minute.
+func (p *plan) at(h float64) time.Time {
+	return p.origin.Add(time.Duration(h * float64(time.Hour))).Round(time.Minute).UTC()
+}
+
+func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) Forecast {
+	in := p.in
+	T := p.trials
+	f := Forecast{Now: in.Now, Trials: T, Seed: p.seed}
+	groupOf := map[int64]int{}
+	for g, gr := range p.groups {
+		groupOf[gr.id] = g
+	}
+	open := map[int64]int{}
+	for _, i := range p.openIdx {
+		is := in.Issues[i]
+		open[is.Milestone]++
+		out := IssueForecast{Number: is.Number, Assignee: is.Assignee}
+		if r, bad := p.unsched[is.Number]; bad {
+			out.Unschedulable = r
+			f.Issues = append(f.Issues, out)
+			continue
+		}
+		pos := p.itemOf[is.Number]
+		h := acc.hist[int(pos)*histBuckets : int(pos+1)*histBuckets]
+		out.P10 = p.at(histQuantile(h, T, 0.10, grids[pos]))
+		out.P50 = p.at(histQuantile(h, T, 0.50, grids[pos]))
+		out.P80 = p.at(histQuantile(h, T, 0.80, grids[pos]))
+		out.CriticalFreq = round3(float64(acc.crit[pos]) / float64(T))
+		if sl := p.items[pos].poolSlot; sl >= 0 {
+			out.Unassigned = true
+			counts := acc.poolWho[int(sl)*len(p.pool) : int(sl+1)*len(p.pool)]
+			best := 0
+			for k, c := range counts {
+				if c > counts[best] {
+					best = k
+				}
+			}
+			out.Assignee = p.people[p.pool[best]].login
+		}
+		f.Issues = append(f.Issues, out)
+	}
+
+	ms := slices.Clone(in.Milestones)
+	slices.SortFunc(ms, func(a, b Milestone) int { return cmpInt64(a.ID, b.ID) })
+	team := Calendar{}
+	for _, m := range ms {
+		if m.Closed && open[m.ID] == 0 {
+			continue
+		}
+		out := MilestoneForecast{ID: m.ID, Title: m.Title, Due: m.Due, Hard: m.Hard, Open: open[m.ID]}
+		g, ok := groupOf[m.ID]
+		if !ok {
+			// Nothing schedulable left: done now.
+			out.P10, out.P50, out.P80 = p.at(0), p.at(0), p.at(0)
+			if !m.Due.IsZero() && !m.Due.Before(in.Now) {
+				out.PDue = 1
+			}
+		} else {
+			qs := quantiles(groupFin[g], 0.10, 0.50, 0.80)
+			out.P10, out.P50, out.P80 = p.at(qs[0]), p.at(qs[1]), p.at(qs[2])
+			if !m.Due.IsZero() {
+				dueH := m.Due.Sub(p.origin).Hours()
+				onTime := 0
+				for _, v := range groupFin[g] {
+					if v <= dueH {
+						onTime++
+					}
+				}
+				out.PDue = round3(float64(onTime) / float64(T))
+			}
+		}
+		if !m.Due.IsZero() {
+			out.SlackDays = math.Round(WorkingDaysBetween(team, out.P80, m.Due)*10) / 10
+		}
+		f.Milestones = append(f.Milestones, out)
+	}
+
+	assigned := make([]int, len(p.people))
+	for _, it := range p.items {
+		if it.person >= 0 {
+			assigned[it.person]++
+		}
+	}
+	for k, person := range p.people {
+		issues := float64(assigned[k])
+		if ps := p.poolPos[k]; ps >= 0 {
+			issues += float64(acc.poolIssues[ps]) / float64(T)
+		}
+		if person.login == "" && issues == 0 {
+			continue
+		}
+		f.Load = append(f.Load, PersonLoad{
+			Login:       person.login,
+			Hours:       math.Round(quantiles(personHours[k], 0.5)[0]*10) / 10,
+			Issues:      int(math.Round(issues)),
+			FreeFromP50: p.at(quantiles(personFree[k], 0.5)[0]),
+		})
+	}
+	slices.SortFunc(f.Load, func(a, b PersonLoad) int { return strings.Compare(a.Login, b.Login) })
+	return f
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
