@@ -238,7 +238,9 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			if name == "" {
 				name = "answer"
 			}
-			format = &openai.ResponseFormat{Type: "json_schema", JSONSchema: &openai.ResponseFormatJSONSchema{Name: name, Schema: toOpenAISchema(req.Schema)}}
+			format = &openai.ResponseFormat{Type: "json_schema", JSONSchema: &openai.ResponseFormatJSONSchema{
+				Name: name, Schema: toOpenAISchema(req.Schema), Strict: strictCompatible(req.Schema),
+			}}
 		}
 		if llm, err = c.openai(format); err != nil {
 			return Response{}, err
@@ -416,4 +418,25 @@ func toOpenAISchema(s *Schema) *openai.ResponseFormatJSONSchemaProperty {
 		}
 	}
 	return p
+}
+
+// strictCompatible reports whether OpenAI's strict mode can take the
+// schema: every object closed (no other keys) and every property required.
+// Strict mode makes OpenAI's own models follow the schema exactly; other
+// servers ignore the flag.
+func strictCompatible(s *Schema) bool {
+	if s == nil {
+		return true
+	}
+	if s.Type == "object" {
+		if s.AdditionalProperties == nil || *s.AdditionalProperties || len(s.Required) != len(s.Properties) {
+			return false
+		}
+	}
+	for _, sub := range s.Properties {
+		if !strictCompatible(sub) {
+			return false
+		}
+	}
+	return strictCompatible(s.Items)
 }

@@ -193,3 +193,15 @@ func TestKeysAreNeverPrinted(t *testing.T) {
 		t.Errorf("KeyEnv of a local server = %q", local.KeyEnv())
 	}
 }
+
+func TestStrictSchemaWhenEveryKeyIsRequired(t *testing.T) {
+	srv := modeltest.NewOpenAI(t, modeltest.Text(`{"ok":true}`, 5, 2))
+	c := openClient(t, models.Endpoint{Provider: models.ProviderOpenAI, Model: "m", BaseURL: srv.BaseURL()})
+	schema := models.Object(map[string]*models.Schema{"ok": {Type: "boolean"}})
+	if _, err := c.Generate(context.Background(), models.Request{Schema: schema, Messages: []models.Message{{Role: models.User, Content: "ok?"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if rf := string(srv.Requests()[0].ResponseFormat); !strings.Contains(rf, `"strict":true`) || !strings.Contains(rf, `"name":"answer"`) {
+		t.Errorf("response_format = %s", rf)
+	}
+}
