@@ -17,43 +17,42 @@ import (
 // blockTrials is the number of trials one kernel pass schedules.
 const blockTrials = 32
 
-// blockState is one worker's scratch space. Per-item arrays are item-major
-// (item pos, trial t at pos*blockTrials+t); per-person arrays likewise.
+// blockState is one worker's scratch space: one row of blockTrials values
+// per item, person or group, so every inner loop runs over a fixed-size
+// array (no bounds checks, no dependency between its iterations).
 type blockState struct {
-	fin   []float64 // wall-clock finish, hours since the origin
-	pred  []int32   // the item that bound the start, -1 none
-	free  []float64 // per person: working coordinate of their last finish
-	hours []float64 // per person: effort scheduled
-	last  []int32   // per person: their last item
+	fin   [][blockTrials]float64 // per item: wall-clock finish, hours since the origin
+	pred  [][blockTrials]int32   // per item: the item that bound the start, -1 none
+	free  [][blockTrials]float64 // per person: working coordinate of their last finish
+	hours [][blockTrials]float64 // per person: effort scheduled
+	last  [][blockTrials]int32   // per person: their last item
 	// freeAt is free as wall clock: a dependency finishing no later cannot
 	// delay the person, which spares the working-hour conversion.
-	freeAt []float64
-	// poolKey holds one key per pool member and trial (member-major: the
-	// earliest-free search runs down each member's row for all trials at
-	// once, 32 independent minimum chains instead of one long one).
-	poolKey []uint64
-	gfin    []float64 // per group: last finish
-	glast   []int32   // per group: the item that finished last
-	mask    []uint64  // per item: bit g set when on group g's critical chain
+	freeAt  [][blockTrials]float64
+	poolKey []poolKeyRow           // per pool member
+	gfin    [][blockTrials]float64 // per group: last finish
+	glast   [][blockTrials]int32   // per group: the item that finished last
+	mask    [][blockTrials]uint64  // per item: bit g set when on group g's critical chain
 	// Trace only (tests): start, effort and person of every item.
-	start  []float64
-	effort []float32
-	who    []int32
+	start  [][blockTrials]float64
+	effort [][blockTrials]float32
+	who    [][blockTrials]int32
 }
 
 func (p *plan) newBlockState() *blockState {
 	n, np, ng := len(p.items), len(p.people), len(p.groups)
 	s := &blockState{
-		fin: make([]float64, n*blockTrials), pred: make([]int32, n*blockTrials),
-		free: make([]float64, np*blockTrials), freeAt: make([]float64, np*blockTrials), hours: make([]float64, np*blockTrials), last: make([]int32, np*blockTrials),
-		poolKey: make([]uint64, len(p.pool)*blockTrials),
-		gfin:    make([]float64, ng*blockTrials), glast: make([]int32, ng*blockTrials),
-		mask: make([]uint64, n*blockTrials),
+		fin: make([][blockTrials]float64, n), pred: make([][blockTrials]int32, n),
+		free: make([][blockTrials]float64, np), hours: make([][blockTrials]float64, np),
+		last: make([][blockTrials]int32, np), freeAt: make([][blockTrials]float64, np),
+		poolKey: make([]poolKeyRow, len(p.pool)),
+		gfin:    make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
+		mask: make([][blockTrials]uint64, n),
 	}
 	if p.trace {
-		s.start = make([]float64, n*blockTrials)
-		s.effort = make([]float32, n*blockTrials)
-		s.who = make([]int32, n*blockTrials)
+		s.start = make([][blockTrials]float64, n)
+		s.effort = make([][blockTrials]float32, n)
+		s.who = make([][blockTrials]int32, n)
 	}
 	return s
 }
@@ -66,6 +65,27 @@ const (
 	maxPool      = 1 << poolSlotBits
 )
 
+// poolKeyRow is one pool member's keys for the trials of a block, in fours
+// so the search below indexes with constants.
+type poolKeyRow [blockTrials / 4][4]uint64
+
+func (r *poolKeyRow) set(t int, key uint64) { r[uint(t)/4][uint(t)%4] = key }
+
+// earliestFree writes, for every trial of the block, the smallest key over
+// the pool: the member who frees first. It walks four trials at a time with
+// four minima in registers (min compiles to a conditional move), so the 32
+// trials' searches overlap instead of forming one chain.
+func earliestFree(keys []poolKeyRow, out *[blockTrials]uint64) {
+	for g := range blockTrials / 4 {
+		a, b, c, d := uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64)
+		for i := range keys {
+			k := &keys[i][g]
+			a, b, c, d = min(a, k[0]), min(b, k[1]), min(c, k[2]), min(d, k[3])
+		}
+		out[4*g], out[4*g+1], out[4*g+2], out[4*g+3] = a, b, c, d
+	}
+}
+
 // poolKeyOf orders pool members by when they free up: the time's bits
 // (ordered like the float for freeAt >= 0, which every finish after the
 // origin is; initial keys are clamped by the caller) with the pool slot in
@@ -74,28 +94,30 @@ func poolKeyOf(freeAt float64, slot int32) uint64 {
 	return math.Float64bits(freeAt)&^poolSlotMask | uint64(slot)
 }
 
-// runBlock schedules trials t0 .. t0+nb-1 (nb <= blockTrials) into s. When
-// acc is not nil it also counts who took each pool item.
+// runBlock schedules trials t0 .. t0+nb-1 (nb <= blockTrials) into s. It
+// always computes all blockTrials lanes (fixed-size loops are cheaper than
+// the bounds checks of variable ones); lanes past nb are ignored. When acc is
+// not nil it also counts who took each pool item.
 func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
 		start := p.people[k].start
-		for t := range nb {
-			s.free[k*B+t], s.hours[k*B+t], s.last[k*B+t] = start, 0, -1
-			s.freeAt[k*B+t] = tls[k].finishAt(start)
+		startAt := tls[k].finishAt(start)
+		for t := range B {
+			s.free[k][t], s.hours[k][t], s.last[k][t], s.freeAt[k][t] = start, 0, -1, startAt
 		}
 	}
 	npool := len(p.pool)
 	for ps, k := range p.pool {
-		key := poolKeyOf(max(0, tls[k].finishAt(p.people[k].start)), int32(ps))
-		for t := range nb {
-			s.poolKey[ps*B+t] = key
+		key := poolKeyOf(max(0, s.freeAt[k][0]), int32(ps))
+		for t := range B {
+			s.poolKey[ps].set(t, key)
 		}
 	}
 	for g := range p.groups {
-		for t := range nb {
-			s.gfin[g*B+t], s.glast[g*B+t] = -1, -1
+		for t := range B {
+			s.gfin[g][t], s.glast[g][t] = -1, -1
 		}
 	}
 	items, deps, tables, pool, poolPos := p.items, p.deps, p.tables, p.pool, p.poolPos
@@ -104,19 +126,18 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 	var effs [B]float32
 	for pos := range items {
 		it := &items[pos]
-		row := pos * B
-		tab := tables[it.tab : it.tab+drawTableSize]
+		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
 		q, r := t0/drawsPerHash, t0%drawsPerHash
 		h := mix64(it.key+uint64(q)*trialStep) >> (drawBits * r)
-		for t := range nb {
+		scale, spent, lo, span := it.scale, it.spent, it.lo, it.span
+		for t := range B {
 			idx := uint32(h) & (drawTableSize - 1)
 			h >>= drawBits
 			if r++; r == drawsPerHash {
 				r, q = 0, q+1
 				h = mix64(it.key + uint64(q)*trialStep)
 			}
-			slot := it.lo + (idx*it.span)>>drawBits
-			e := it.scale*tab[slot&(drawTableSize-1)] - it.spent
+			e := scale*tab[(lo+(idx*span)>>drawBits)&(drawTableSize-1)] - spent
 			if e < minRemainingHours { // a compare, not max: no NaN handling
 				e = minRemainingHours
 			}
@@ -128,12 +149,12 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 			// compare.
 			ds := deps[it.depLo:it.depHi]
 			d0 := ds[0]
-			copy(ready[:], s.fin[int(d0)*B:int(d0)*B+B])
+			ready = s.fin[d0]
 			for t := range B {
 				depPred[t] = d0
 			}
 			for _, d := range ds[1:] {
-				drow := (*[B]float64)(s.fin[int(d)*B : int(d)*B+B])
+				drow := &s.fin[d]
 				for t := range B {
 					if f := drow[t]; f > ready[t] {
 						ready[t], depPred[t] = f, d
@@ -141,17 +162,13 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				}
 			}
 		}
-		fin := s.fin[row : row+B]
-		pred := s.pred[row : row+B]
+		fin, pred := &s.fin[pos], &s.pred[pos]
 		if who := it.person; who >= 0 {
 			// Assigned: one person, one calendar for the whole block.
 			tl := tls[who]
-			free := s.free[int(who)*B : int(who)*B+B]
-			last := s.last[int(who)*B : int(who)*B+B]
-			freeAt := s.freeAt[int(who)*B : int(who)*B+B]
-			hours := s.hours[int(who)*B : int(who)*B+B]
+			free, last, freeAt, hours := &s.free[who], &s.last[who], &s.freeAt[who], &s.hours[who]
 			sl := poolPos[who]
-			for t := range nb {
+			for t := range B {
 				u, pr := free[t], last[t]
 				if hasDeps && ready[t] > freeAt[t] {
 					if ur := tl.working(ready[t]); ur > u {
@@ -163,31 +180,26 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				fin[t], pred[t] = f, pr
 				free[t], last[t], freeAt[t] = end, int32(pos), f
 				hours[t] += float64(effs[t])
-				if sl >= 0 {
-					s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
-				}
 				if p.trace {
-					s.start[row+t], s.effort[row+t], s.who[row+t] = tl.startAt(u), effs[t], who
+					s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
+				}
+			}
+			if sl >= 0 {
+				keys := &s.poolKey[sl]
+				for t := range B {
+					keys.set(t, poolKeyOf(fin[t], sl))
 				}
 			}
 		} else {
-			// Pool: whoever frees first. Keys stay below 2^63 and compare as
-			// the times they encode; min compiles to a conditional move.
-			best := (*[B]uint64)(s.poolKey[:B])
-			earliest := *best
-			for ps := 1; ps < npool; ps++ {
-				keys := (*[B]uint64)(s.poolKey[ps*B : ps*B+B])
-				for t := range B {
-					earliest[t] = min(earliest[t], keys[t])
-				}
-			}
-			for t := range nb {
+			// Pool: whoever frees first.
+			var earliest [B]uint64
+			earliestFree(s.poolKey, &earliest)
+			for t := range B {
 				sl := int32(earliest[t] & poolSlotMask)
 				who := pool[sl]
 				tl := tls[who]
-				k := int(who)*B + t
-				u, pr := s.free[k], s.last[k]
-				if hasDeps && ready[t] > s.freeAt[k] {
+				u, pr := s.free[who][t], s.last[who][t]
+				if hasDeps && ready[t] > s.freeAt[who][t] {
 					if ur := tl.working(ready[t]); ur > u {
 						u, pr = ur, depPred[t]
 					}
@@ -195,21 +207,20 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				end := u + float64(effs[t])
 				f := tl.finishAt(end)
 				fin[t], pred[t] = f, pr
-				s.free[k], s.last[k], s.freeAt[k] = end, int32(pos), f
-				s.hours[k] += float64(effs[t])
-				s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
-				if acc != nil {
+				s.free[who][t], s.last[who][t], s.freeAt[who][t] = end, int32(pos), f
+				s.hours[who][t] += float64(effs[t])
+				s.poolKey[sl].set(t, poolKeyOf(f, sl))
+				if acc != nil && t < nb {
 					acc.poolWho[int(it.poolSlot)*npool+int(sl)]++
 					acc.poolIssues[sl]++
 				}
 				if p.trace {
-					s.start[row+t], s.effort[row+t], s.who[row+t] = tl.startAt(u), effs[t], who
+					s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
 				}
 			}
 		}
-		g := int(it.group) * B
-		gfin, glast := s.gfin[g:g+B], s.glast[g:g+B]
-		for t := range nb {
+		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
+		for t := range B {
 			if f := fin[t]; f > gfin[t] {
 				gfin[t], glast[t] = f, int32(pos)
 			}
@@ -249,56 +260,53 @@ const maxCriticalGroups = 64
 
 // accumulate adds a scheduled block to acc and to the per-trial series.
 func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) {
-	const B = blockTrials
 	for pos := range p.items {
-		h := acc.hist[pos*histBuckets : (pos+1)*histBuckets]
+		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
 		g := grids[pos]
-		for _, f := range s.fin[pos*B : pos*B+nb] {
-			h[g.bucket(f)]++
+		for _, f := range s.fin[pos][:nb] {
+			h[uint8(g.bucket(f))]++
 		}
 	}
 	// Critical chains: seed each group's last item, then sweep the items
 	// backwards (a predecessor always comes earlier in the list), handing
 	// each item's chain bits to its predecessor.
 	clear(s.mask)
-	for g := range min(len(p.groups), maxCriticalGroups) {
-		for t := range nb {
-			groupFin[g][t0+t] = s.gfin[g*B+t]
-			if l := s.glast[g*B+t]; l >= 0 {
-				s.mask[int(l)*B+t] |= 1 << g
+	for g := range p.groups {
+		copy(groupFin[g][t0:t0+nb], s.gfin[g][:nb])
+		if g >= maxCriticalGroups {
+			continue
+		}
+		for t, l := range s.glast[g][:nb] {
+			if l >= 0 {
+				s.mask[l][t] |= 1 << g
 			}
 		}
 	}
-	for g := maxCriticalGroups; g < len(p.groups); g++ {
-		for t := range nb {
-			groupFin[g][t0+t] = s.gfin[g*B+t]
-		}
-	}
 	for pos := len(p.items) - 1; pos >= 0; pos-- {
-		row := pos * B
 		bit := uint64(0)
 		if gi := p.items[pos].group; gi < maxCriticalGroups {
 			bit = 1 << gi
 		}
+		mask, pred := &s.mask[pos], &s.pred[pos]
 		var n uint32
-		for t := range nb {
-			m := s.mask[row+t]
+		for t := range blockTrials {
+			m := mask[t]
 			if m == 0 {
 				continue
 			}
 			if m&bit != 0 {
 				n++
 			}
-			if pr := s.pred[row+t]; pr >= 0 {
-				s.mask[int(pr)*B+t] |= m
+			if pr := pred[t]; pr >= 0 {
+				s.mask[pr][t] |= m
 			}
 		}
 		acc.crit[pos] += n
 	}
 	for k := range p.people {
+		copy(personHours[k][t0:t0+nb], s.hours[k][:nb])
 		for t := range nb {
-			personHours[k][t0+t] = s.hours[k*B+t]
-			personFree[k][t0+t] = p.tls[k].finishAt(s.free[k*B+t])
+			personFree[k][t0+t] = p.tls[k].finishAt(s.free[k][t])
 		}
 	}
 }
@@ -397,7 +405,7 @@ func (p *plan) pilot() []issueGrid {
 				nb := min(B, trials-b*B)
 				p.runBlock(b*B, nb, s, nil)
 				for i := range n {
-					for _, f := range s.fin[i*B : i*B+nb] {
+					for _, f := range s.fin[i][:nb] {
 						l[i] = min(l[i], f)
 						h[i] = max(h[i], f)
 					}
@@ -441,8 +449,7 @@ func (p *plan) traceTrial(trial int) []itemResult {
 	p.runBlock(trial, 1, s, nil)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
-		k := pos * blockTrials
-		out[pos] = itemResult{start: s.start[k], fin: s.fin[k], effort: s.effort[k], pred: s.pred[k], who: s.who[k]}
+		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}
 	}
 	return out
 }

@@ -348,7 +348,7 @@ func TestIssueQuantilesAccuracy(t *testing.T) {
 		nb := min(blockTrials, trials-t0)
 		p.runBlock(t0, nb, s, nil)
 		for pos := range p.items {
-			fins[pos] = append(fins[pos], s.fin[pos*blockTrials:pos*blockTrials+nb]...)
+			fins[pos] = append(fins[pos], s.fin[pos][:nb]...)
 		}
 	}
 	for _, x := range f.Issues {
@@ -391,7 +391,7 @@ func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 			for tr := range min(32, 100-t0) {
 				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
 				want := max(it.scale*p.tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
-				if got := s.effort[pos*blockTrials+tr]; got != want {
+				if got := s.effort[pos][tr]; got != want {
 					t.Fatalf("trial %d item %d: effort %v, want %v", t0+tr, pos, got, want)
 				}
 			}
