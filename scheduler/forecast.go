@@ -395,21 +395,23 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		it.depHi = int32(len(p.deps))
 	}
 
-	// Timelines long enough for four times each person's expected load plus
-	// a year; past that they extrapolate optimistically (see workingBeyond).
-	// The horizon only grows with the load, which keeps more work from ever
-	// moving a date earlier.
+	// One horizon for every timeline: four times the busiest person's
+	// expected load plus a year, since anyone may wait on the busiest
+	// person's work. Past it, timelines extrapolate optimistically (see
+	// workingBeyond). The horizon only grows with the load, which keeps
+	// more work from ever moving a date earlier.
 	poolShare := poolMean / float64(len(p.pool))
+	days := 0
 	for k := range p.people {
 		c := cals[k].normalized()
 		load := meanByPerson[k]
-		if slices.Contains(p.pool, int32(k)) {
+		if p.poolPos[k] >= 0 {
 			load += poolShare
 		}
-		days := int(load*4/c.HoursPerDay*7/5) + 400
-		if days > maxCalendarDays {
-			days = maxCalendarDays
-		}
+		days = max(days, int(load*4/c.HoursPerDay*7/5)+400)
+	}
+	days = min(days, maxCalendarDays)
+	for k := range p.people {
 		p.people[k].tl = newTimeline(cals[k], p.origin, days)
 		p.people[k].start = p.people[k].tl.working(0)
 		p.tls = append(p.tls, p.people[k].tl)
