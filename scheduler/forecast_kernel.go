@@ -28,11 +28,10 @@ type blockState struct {
 	last  [][blockTrials]int32   // per person: their last item
 	// freeAt is free as wall clock: a dependency finishing no later cannot
 	// delay the person, which spares the working-hour conversion.
-	freeAt  [][blockTrials]float64
-	poolKey []poolKeyRow           // per pool member
-	gfin    [][blockTrials]float64 // per group: last finish
-	glast   [][blockTrials]int32   // per group: the item that finished last
-	mask    [][blockTrials]uint64  // per item: bit g set when on group g's critical chain
+	freeAt [][blockTrials]float64
+	gfin   [][blockTrials]float64 // per group: last finish
+	glast  [][blockTrials]int32   // per group: the item that finished last
+	mask   [][blockTrials]uint64  // per item: bit g set when on group g's critical chain
 	// Trace only (tests): start, effort and person of every item.
 	start  [][blockTrials]float64
 	effort [][blockTrials]float32
@@ -45,8 +44,7 @@ func (p *plan) newBlockState() *blockState {
 		fin: make([][blockTrials]float64, n), pred: make([][blockTrials]int32, n),
 		free: make([][blockTrials]float64, np), hours: make([][blockTrials]float64, np),
 		last: make([][blockTrials]int32, np), freeAt: make([][blockTrials]float64, np),
-		poolKey: make([]poolKeyRow, len(p.pool)),
-		gfin:    make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
+		gfin: make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
 		mask: make([][blockTrials]uint64, n),
 	}
 	if p.trace {
@@ -57,48 +55,10 @@ func (p *plan) newBlockState() *blockState {
 	return s
 }
 
-// poolSlotMask keeps the pool slot in a pool key's low bits; pools larger
-// than that are not supported (newPlan rejects them).
-const (
-	poolSlotBits = 10
-	poolSlotMask = 1<<poolSlotBits - 1
-	maxPool      = 1 << poolSlotBits
-)
-
-// poolKeyRow is one pool member's keys for the trials of a block, in fours
-// so the search below indexes with constants.
-type poolKeyRow [blockTrials / 4][4]uint64
-
-func (r *poolKeyRow) set(t int, key uint64) { r[uint(t)/4][uint(t)%4] = key }
-
-// earliestFree writes, for every trial of the block, the smallest key over
-// the pool: the member who frees first. It walks four trials at a time with
-// four minima in registers (min compiles to a conditional move), so the 32
-// trials' searches overlap instead of forming one chain.
-func earliestFree(keys []poolKeyRow, out *[blockTrials]uint64) {
-	for g := range blockTrials / 4 {
-		a, b, c, d := uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64)
-		for i := range keys {
-			k := &keys[i][g]
-			a, b, c, d = min(a, k[0]), min(b, k[1]), min(c, k[2]), min(d, k[3])
-		}
-		out[4*g], out[4*g+1], out[4*g+2], out[4*g+3] = a, b, c, d
-	}
-}
-
-// poolKeyOf orders pool members by when they free up: the time's bits
-// (ordered like the float for freeAt >= 0, which every finish after the
-// origin is; initial keys are clamped by the caller) with the pool slot in
-// the low bits, which also breaks ties by login order.
-func poolKeyOf(freeAt float64, slot int32) uint64 {
-	return math.Float64bits(freeAt)&^poolSlotMask | uint64(slot)
-}
-
-// runBlock schedules trials t0 .. t0+nb-1 (nb <= blockTrials) into s. It
-// always computes all blockTrials lanes (fixed-size loops are cheaper than
-// the bounds checks of variable ones); lanes past nb are ignored. When acc is
-// not nil it also counts who took each pool item.
-func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
+// runBlock schedules trials t0 .. t0+blockTrials-1 into s (callers use
+// the first nb; fixed-size loops are cheaper than the bounds checks of
+// variable ones).
+func (p *plan) runBlock(t0 int, s *blockState) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
@@ -108,19 +68,12 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 			s.free[k][t], s.hours[k][t], s.last[k][t], s.freeAt[k][t] = start, 0, -1, startAt
 		}
 	}
-	npool := len(p.pool)
-	for ps, k := range p.pool {
-		key := poolKeyOf(max(0, s.freeAt[k][0]), int32(ps))
-		for t := range B {
-			s.poolKey[ps].set(t, key)
-		}
-	}
 	for g := range p.groups {
 		for t := range B {
 			s.gfin[g][t], s.glast[g][t] = -1, -1
 		}
 	}
-	items, deps, tables, pool, poolPos := p.items, p.deps, p.tables, p.pool, p.poolPos
+	items, deps, tables := p.items, p.deps, p.tables
 	var ready [B]float64
 	var depPred [B]int32
 	var effs [B]float32
@@ -163,60 +116,25 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 			}
 		}
 		fin, pred := &s.fin[pos], &s.pred[pos]
-		if who := it.person; who >= 0 {
-			// Assigned: one person, one calendar for the whole block.
-			tl := tls[who]
-			free, last, freeAt, hours := &s.free[who], &s.last[who], &s.freeAt[who], &s.hours[who]
-			sl := poolPos[who]
-			for t := range B {
-				u, pr := free[t], last[t]
-				if hasDeps && ready[t] > freeAt[t] {
-					if ur := tl.working(ready[t]); ur > u {
-						u, pr = ur, depPred[t]
-					}
-				}
-				end := u + float64(effs[t])
-				f := tl.finishAt(end)
-				fin[t], pred[t] = f, pr
-				free[t], last[t], freeAt[t] = end, int32(pos), f
-				hours[t] += float64(effs[t])
-				if p.trace {
-					s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
+		// One person, one calendar for the whole block (unassigned issues
+		// got their person in the planning pass).
+		who := it.person
+		tl := tls[who]
+		free, last, freeAt, hours := &s.free[who], &s.last[who], &s.freeAt[who], &s.hours[who]
+		for t := range B {
+			u, pr := free[t], last[t]
+			if hasDeps && ready[t] > freeAt[t] {
+				if ur := tl.working(ready[t]); ur > u {
+					u, pr = ur, depPred[t]
 				}
 			}
-			if sl >= 0 {
-				keys := &s.poolKey[sl]
-				for t := range B {
-					keys.set(t, poolKeyOf(fin[t], sl))
-				}
-			}
-		} else {
-			// Pool: whoever frees first.
-			var earliest [B]uint64
-			earliestFree(s.poolKey, &earliest)
-			for t := range B {
-				sl := int32(earliest[t] & poolSlotMask)
-				who := pool[sl]
-				tl := tls[who]
-				u, pr := s.free[who][t], s.last[who][t]
-				if hasDeps && ready[t] > s.freeAt[who][t] {
-					if ur := tl.working(ready[t]); ur > u {
-						u, pr = ur, depPred[t]
-					}
-				}
-				end := u + float64(effs[t])
-				f := tl.finishAt(end)
-				fin[t], pred[t] = f, pr
-				s.free[who][t], s.last[who][t], s.freeAt[who][t] = end, int32(pos), f
-				s.hours[who][t] += float64(effs[t])
-				s.poolKey[sl].set(t, poolKeyOf(f, sl))
-				if acc != nil && t < nb {
-					acc.poolWho[int(it.poolSlot)*npool+int(sl)]++
-					acc.poolIssues[sl]++
-				}
-				if p.trace {
-					s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
-				}
+			end := u + float64(effs[t])
+			f := tl.finishAt(end)
+			fin[t], pred[t] = f, pr
+			free[t], last[t], freeAt[t] = end, int32(pos), f
+			hours[t] += float64(effs[t])
+			if p.trace {
+				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
 			}
 		}
 		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
@@ -248,10 +166,8 @@ func (g issueGrid) bucket(t float64) int {
 // workerAcc is one worker's share of the results; merging sums them, so the
 // outcome does not depend on which worker ran which trials.
 type workerAcc struct {
-	hist       []uint32 // items × histBuckets
-	crit       []uint32 // per item: trials on its group's critical chain
-	poolWho    []uint32 // pool items × pool size
-	poolIssues []int64  // per pool member: pool items taken, summed over trials
+	hist []uint32 // items × histBuckets
+	crit []uint32 // per item: trials on its group's critical chain
 }
 
 // maxCriticalGroups is how many milestones get critical-chain counts: one
@@ -336,7 +252,6 @@ func (p *plan) run() Forecast {
 	for w := range workers {
 		acc := &workerAcc{
 			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
-			poolWho: make([]uint32, p.poolN*len(p.pool)), poolIssues: make([]int64, len(p.pool)),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -348,7 +263,7 @@ func (p *plan) run() Forecast {
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
-				p.runBlock(t0, nb, s, acc)
+				p.runBlock(t0, s)
 				p.accumulate(t0, nb, s, acc, grids, groupFin, personHours, personFree)
 			}
 		})
@@ -360,12 +275,6 @@ func (p *plan) run() Forecast {
 		}
 		for i, v := range a.crit {
 			accs[0].crit[i] += v
-		}
-		for i, v := range a.poolWho {
-			accs[0].poolWho[i] += v
-		}
-		for i, v := range a.poolIssues {
-			accs[0].poolIssues[i] += v
 		}
 	}
 	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
@@ -403,7 +312,7 @@ func (p *plan) pilot() []issueGrid {
 					break
 				}
 				nb := min(B, trials-b*B)
-				p.runBlock(b*B, nb, s, nil)
+				p.runBlock(b*B, s)
 				for i := range n {
 					for _, f := range s.fin[i][:nb] {
 						l[i] = min(l[i], f)
@@ -446,7 +355,7 @@ type itemResult struct {
 func (p *plan) traceTrial(trial int) []itemResult {
 	p.trace = true
 	s := p.newBlockState()
-	p.runBlock(trial, 1, s, nil)
+	p.runBlock(trial, s)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
 		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}
