@@ -31,7 +31,6 @@ type blockState struct {
 	freeAt [][blockTrials]float64
 	gfin   [][blockTrials]float64 // per group: last finish
 	glast  [][blockTrials]int32   // per group: the item that finished last
-	mask   [][blockTrials]uint64  // per item: bit g set when on group g's critical chain
 	// Trace only (tests): start, effort and person of every item.
 	start  [][blockTrials]float64
 	effort [][blockTrials]float32
@@ -45,7 +44,6 @@ func (p *plan) newBlockState() *blockState {
 		free: make([][blockTrials]float64, np), hours: make([][blockTrials]float64, np),
 		last: make([][blockTrials]int32, np), freeAt: make([][blockTrials]float64, np),
 		gfin: make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
-		mask: make([][blockTrials]uint64, n),
 	}
 	if p.trace {
 		s.start = make([][blockTrials]float64, n)
@@ -121,6 +119,7 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 		who := it.person
 		tl := tls[who]
 		free, last, freeAt, hours := &s.free[who], &s.last[who], &s.freeAt[who], &s.hours[who]
+		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
 		for t := range B {
 			u, pr := free[t], last[t]
 			if hasDeps && ready[t] > freeAt[t] {
@@ -133,14 +132,15 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 			fin[t], pred[t] = f, pr
 			free[t], last[t], freeAt[t] = end, int32(pos), f
 			hours[t] += float64(effs[t])
-			if p.trace {
-				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
+			if f > gfin[t] {
+				gfin[t], glast[t] = f, int32(pos)
 			}
 		}
-		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
-		for t := range B {
-			if f := fin[t]; f > gfin[t] {
-				gfin[t], glast[t] = f, int32(pos)
+		if p.trace {
+			// Tests only: replay the lane to record where each item started.
+			for t := range B {
+				u := s.free[who][t] - float64(effs[t])
+				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
 			}
 		}
 	}
@@ -170,54 +170,34 @@ type workerAcc struct {
 	crit []uint32 // per item: trials on its group's critical chain
 }
 
-// maxCriticalGroups is how many milestones get critical-chain counts: one
-// bit each in blockState.mask. Issues of further milestones report 0.
-const maxCriticalGroups = 64
-
 // accumulate adds a scheduled block to acc and to the per-trial series.
 func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) {
 	for pos := range p.items {
 		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
 		g := grids[pos]
-		for _, f := range s.fin[pos][:nb] {
-			h[uint8(g.bucket(f))]++
+		if nb == blockTrials {
+			for _, f := range &s.fin[pos] {
+				h[uint8(g.bucket(f))]++
+			}
+		} else {
+			for _, f := range s.fin[pos][:nb] {
+				h[uint8(g.bucket(f))]++
+			}
 		}
 	}
-	// Critical chains: seed each group's last item, then sweep the items
-	// backwards (a predecessor always comes earlier in the list), handing
-	// each item's chain bits to its predecessor.
-	clear(s.mask)
+	// Critical chains: from each group's last item, follow the binding
+	// predecessors back; an item counts when the chain is its own group's.
+	// A chain is a path (predecessors come earlier in the list), so nothing
+	// is counted twice.
 	for g := range p.groups {
 		copy(groupFin[g][t0:t0+nb], s.gfin[g][:nb])
-		if g >= maxCriticalGroups {
-			continue
-		}
 		for t, l := range s.glast[g][:nb] {
-			if l >= 0 {
-				s.mask[l][t] |= 1 << g
+			for pos := l; pos >= 0; pos = s.pred[pos][t] {
+				if p.items[pos].group == int32(g) {
+					acc.crit[pos]++
+				}
 			}
 		}
-	}
-	for pos := len(p.items) - 1; pos >= 0; pos-- {
-		bit := uint64(0)
-		if gi := p.items[pos].group; gi < maxCriticalGroups {
-			bit = 1 << gi
-		}
-		mask, pred := &s.mask[pos], &s.pred[pos]
-		var n uint32
-		for t := range blockTrials {
-			m := mask[t]
-			if m == 0 {
-				continue
-			}
-			if m&bit != 0 {
-				n++
-			}
-			if pr := pred[t]; pr >= 0 {
-				s.mask[pr][t] |= m
-			}
-		}
-		acc.crit[pos] += n
 	}
 	for k := range p.people {
 		copy(personHours[k][t0:t0+nb], s.hours[k][:nb])
