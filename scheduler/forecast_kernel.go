@@ -74,25 +74,42 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 	items, deps, tables := p.items, p.deps, p.tables
 	var ready [B]float64
 	var depPred [B]int32
-	var effs [B]float32
+	var effs [B]float64
 	for pos := range items {
 		it := &items[pos]
 		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
 		q, r := t0/drawsPerHash, t0%drawsPerHash
 		h := mix64(it.key+uint64(q)*trialStep) >> (drawBits * r)
-		scale, spent, lo, span := it.scale, it.spent, it.lo, it.span
-		for t := range B {
-			idx := uint32(h) & (drawTableSize - 1)
-			h >>= drawBits
-			if r++; r == drawsPerHash {
-				r, q = 0, q+1
-				h = mix64(it.key + uint64(q)*trialStep)
+		scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span
+		if spent == 0 {
+			// Not started: the whole lognormal.
+			for t := range B {
+				idx := uint32(h) & (drawTableSize - 1)
+				h >>= drawBits
+				if r++; r == drawsPerHash {
+					r, q = 0, q+1
+					h = mix64(it.key + uint64(q)*trialStep)
+				}
+				// A compare, not max: no NaN handling.
+				effs[t] = scale * float64(tab[idx])
+				if effs[t] < minRemainingHours {
+					effs[t] = minRemainingHours
+				}
 			}
-			e := scale*tab[(lo+(idx*span)>>drawBits)&(drawTableSize-1)] - spent
-			if e < minRemainingHours { // a compare, not max: no NaN handling
-				e = minRemainingHours
+		} else {
+			// Started: the truncated range above the spent hours.
+			for t := range B {
+				idx := uint32(h) & (drawTableSize - 1)
+				h >>= drawBits
+				if r++; r == drawsPerHash {
+					r, q = 0, q+1
+					h = mix64(it.key + uint64(q)*trialStep)
+				}
+				effs[t] = scale*float64(tab[(lo+(idx*span)>>drawBits)&(drawTableSize-1)]) - spent
+				if effs[t] < minRemainingHours {
+					effs[t] = minRemainingHours
+				}
 			}
-			effs[t] = e
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
@@ -127,11 +144,11 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 					u, pr = ur, depPred[t]
 				}
 			}
-			end := u + float64(effs[t])
+			end := u + effs[t]
 			f := tl.finishAt(end)
 			fin[t], pred[t] = f, pr
 			free[t], last[t], freeAt[t] = end, int32(pos), f
-			hours[t] += float64(effs[t])
+			hours[t] += effs[t]
 			if f > gfin[t] {
 				gfin[t], glast[t] = f, int32(pos)
 			}
@@ -139,8 +156,8 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 		if p.trace {
 			// Tests only: replay the lane to record where each item started.
 			for t := range B {
-				u := s.free[who][t] - float64(effs[t])
-				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), effs[t], who
+				u := s.free[who][t] - effs[t]
+				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), float32(effs[t]), who
 			}
 		}
 	}

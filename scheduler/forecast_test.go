@@ -384,7 +384,7 @@ func TestOddTrialCounts(t *testing.T) {
 
 // The kernel's incremental draws equal drawIndex trial by trial.
 func TestKernelDrawsMatchDrawIndex(t *testing.T) {
-	in := genProject(1, genSpec{issues: 5, people: 1})
+	in := genProject(1, genSpec{issues: 30, people: 2, steepingFrac: 0.5})
 	p, _ := newPlan(in, Options{Trials: 100, Seed: 8}, nil)
 	p.trace = true
 	s := p.newBlockState()
@@ -393,7 +393,7 @@ func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 		for pos, it := range p.items {
 			for tr := range min(32, 100-t0) {
 				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
-				want := max(it.scale*p.tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
+				want := float32(max(float64(it.scale)*float64(p.tables[int(it.tab)+int(slot)])-float64(it.spent), minRemainingHours))
 				if got := s.effort[pos][tr]; got != want {
 					t.Fatalf("trial %d item %d: effort %v, want %v", t0+tr, pos, got, want)
 				}
