@@ -144,7 +144,9 @@ type plan struct {
 	unsched map[int64]string // open issue number -> reason
 	openIdx []int32          // open issues (Input.Issues indices) by number
 	itemOf  map[int64]int32  // issue number -> position, schedulable only
-	trace   bool             // record each item's start (tests)
+	// prevSame is, per item, the previous item of the same person, -1 none.
+	prevSame []int32
+	trace    bool // record each item's start (tests)
 }
 
 // newPlan compiles in. pinned, when not nil, fixes the person of
@@ -432,6 +434,14 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 		p.tls = append(p.tls, p.people[k].tl)
 	}
 	p.planUnassigned(personIdx, pinned)
+	// Each person works their items in list order, so the item before one
+	// on the same person is fixed by the plan.
+	p.prevSame = make([]int32, len(p.items))
+	lastOf := slices.Repeat([]int32{-1}, len(p.people))
+	for pos, it := range p.items {
+		p.prevSame[pos] = lastOf[it.person]
+		lastOf[it.person] = int32(pos)
+	}
 	return p, nil
 }
 

@@ -21,11 +21,13 @@ const blockTrials = 32
 // per item, person or group, so every inner loop runs over a fixed-size
 // array (no bounds checks, no dependency between its iterations).
 type blockState struct {
-	fin   [][blockTrials]float64 // per item: wall-clock finish, hours since the origin
-	pred  [][blockTrials]int32   // per item: the item that bound the start, -1 none
-	free  [][blockTrials]float64 // per person: working coordinate of their last finish
-	hours [][blockTrials]float64 // per person: effort scheduled
-	last  [][blockTrials]int32   // per person: their last item
+	fin [][blockTrials]float64 // per item: wall-clock finish, hours since the origin
+	// pred is, per item, the item that bound its start: the dependency that
+	// finished last, or the person's previous item (plan.prevSame, fixed
+	// per plan); -1 when neither did.
+	pred [][blockTrials]int32
+	free [][blockTrials]float64 // per person: working coordinate of their last finish
+	idle [][blockTrials]float64 // per person: working hours spent waiting on dependencies
 	// freeAt is free as wall clock: a dependency finishing no later cannot
 	// delay the person, which spares the working-hour conversion.
 	freeAt [][blockTrials]float64
@@ -41,9 +43,9 @@ func (p *plan) newBlockState() *blockState {
 	n, np, ng := len(p.items), len(p.people), len(p.groups)
 	s := &blockState{
 		fin: make([][blockTrials]float64, n), pred: make([][blockTrials]int32, n),
-		free: make([][blockTrials]float64, np), hours: make([][blockTrials]float64, np),
-		last: make([][blockTrials]int32, np), freeAt: make([][blockTrials]float64, np),
-		gfin: make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
+		free: make([][blockTrials]float64, np), idle: make([][blockTrials]float64, np),
+		freeAt: make([][blockTrials]float64, np),
+		gfin:   make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
 	}
 	if p.trace {
 		s.start = make([][blockTrials]float64, n)
@@ -63,7 +65,7 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 		start := p.people[k].start
 		startAt := tls[k].finishAt(start)
 		for t := range B {
-			s.free[k][t], s.hours[k][t], s.last[k][t], s.freeAt[k][t] = start, 0, -1, startAt
+			s.free[k][t], s.idle[k][t], s.freeAt[k][t] = start, 0, startAt
 		}
 	}
 	for g := range p.groups {
@@ -78,20 +80,27 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 	for pos := range items {
 		it := &items[pos]
 		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
-		q, r := t0/drawsPerHash, t0%drawsPerHash
-		h := mix64(it.key+uint64(q)*trialStep) >> (drawBits * r)
+		// Slot indices for the block: four per hash (see drawIndex).
+		var idx [B]uint32
+		if t0%drawsPerHash == 0 {
+			for g := range B / drawsPerHash {
+				h := mix64(it.key + uint64(t0/drawsPerHash+g)*trialStep)
+				idx[4*g] = uint32(h) & (drawTableSize - 1)
+				idx[4*g+1] = uint32(h>>16) & (drawTableSize - 1)
+				idx[4*g+2] = uint32(h>>32) & (drawTableSize - 1)
+				idx[4*g+3] = uint32(h>>48) & (drawTableSize - 1)
+			}
+		} else {
+			for t := range B {
+				idx[t] = drawIndex(it.key, t0+t)
+			}
+		}
 		scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span
 		if spent == 0 {
-			// Not started: the whole lognormal.
+			// Not started: the whole lognormal. (A compare, not max: no NaN
+			// handling.)
 			for t := range B {
-				idx := uint32(h) & (drawTableSize - 1)
-				h >>= drawBits
-				if r++; r == drawsPerHash {
-					r, q = 0, q+1
-					h = mix64(it.key + uint64(q)*trialStep)
-				}
-				// A compare, not max: no NaN handling.
-				effs[t] = scale * float64(tab[idx])
+				effs[t] = scale * float64(tab[idx[t]&(drawTableSize-1)])
 				if effs[t] < minRemainingHours {
 					effs[t] = minRemainingHours
 				}
@@ -99,13 +108,7 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 		} else {
 			// Started: the truncated range above the spent hours.
 			for t := range B {
-				idx := uint32(h) & (drawTableSize - 1)
-				h >>= drawBits
-				if r++; r == drawsPerHash {
-					r, q = 0, q+1
-					h = mix64(it.key + uint64(q)*trialStep)
-				}
-				effs[t] = scale*float64(tab[(lo+(idx*span)>>drawBits)&(drawTableSize-1)]) - spent
+				effs[t] = scale*float64(tab[(lo+(idx[t]*span)>>drawBits)&(drawTableSize-1)]) - spent
 				if effs[t] < minRemainingHours {
 					effs[t] = minRemainingHours
 				}
@@ -135,20 +138,21 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 		// got their person in the planning pass).
 		who := it.person
 		tl := tls[who]
-		free, last, freeAt, hours := &s.free[who], &s.last[who], &s.freeAt[who], &s.hours[who]
+		free, freeAt, idle := &s.free[who], &s.freeAt[who], &s.idle[who]
 		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
+		prevSame := p.prevSame[pos]
 		for t := range B {
-			u, pr := free[t], last[t]
+			u, pr := free[t], prevSame
 			if hasDeps && ready[t] > freeAt[t] {
 				if ur := tl.working(ready[t]); ur > u {
+					idle[t] += ur - u
 					u, pr = ur, depPred[t]
 				}
 			}
 			end := u + effs[t]
 			f := tl.finishAt(end)
 			fin[t], pred[t] = f, pr
-			free[t], last[t], freeAt[t] = end, int32(pos), f
-			hours[t] += effs[t]
+			free[t], freeAt[t] = end, f
 			if f > gfin[t] {
 				gfin[t], glast[t] = f, int32(pos)
 			}
@@ -217,8 +221,10 @@ func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []iss
 		}
 	}
 	for k := range p.people {
-		copy(personHours[k][t0:t0+nb], s.hours[k][:nb])
+		start := p.people[k].start
 		for t := range nb {
+			// Effort is the working time used minus the time spent waiting.
+			personHours[k][t0+t] = s.free[k][t] - start - s.idle[k][t]
 			personFree[k][t0+t] = p.tls[k].finishAt(s.free[k][t])
 		}
 	}
