@@ -401,3 +401,36 @@ func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestRunEdgeCases(t *testing.T) {
+	in := Input{
+		Now:    genNow,
+		People: []Person{{Login: "ann"}},
+		Milestones: []Milestone{
+			{ID: 1, Title: "shipped", Due: genNow.AddDate(0, 0, 5)},
+			{ID: 2, Title: "closed", Closed: true},
+			{ID: 3, Title: "ghost's", Due: genNow.AddDate(0, 0, 30)},
+		},
+		Issues: []Issue{
+			{Number: 1, State: Done, Milestone: 1},
+			{Number: 2, State: Done, Milestone: 2},
+			{Number: 3, State: Steeping, Estimate: SizeS, Assignee: "ghost", Milestone: 3},
+			{Number: 4, State: Triage, Estimate: SizeS, Milestone: 3},
+		},
+	}
+	f := mustRun(t, in, Options{Trials: 200})
+	if len(f.Milestones) != 2 || f.Milestones[0].ID != 1 || f.Milestones[1].ID != 3 {
+		t.Fatalf("closed milestones without open work are left out: %+v", f.Milestones)
+	}
+	if m := f.Milestones[0]; m.Open != 0 || m.PDue != 1 || !m.P80.Equal(genNow) {
+		t.Errorf("a milestone with nothing open is done now: %+v", m)
+	}
+	if len(f.Load) != 2 || f.Load[1].Login != "ghost" || f.Load[1].Issues != 1 || f.Load[0].Issues != 1 {
+		t.Errorf("an assignee outside the team works only their own issue: %+v", f.Load)
+	}
+	for _, is := range f.Issues {
+		if is.Number == 4 && (is.Assignee != "ann" || !is.Unassigned) {
+			t.Errorf("unassigned work goes to the team: %+v", is)
+		}
+	}
+}
