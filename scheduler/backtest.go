@@ -365,11 +365,10 @@ func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, 
 		if !isOpenAt(it, c) {
 			continue
 		}
-		iss := Issue{Number: it.Number, Title: it.ID, State: Triage, Estimate: historySize(it), Priority: DefaultPriority, Labels: it.Labels}
+		// Every open issue is being worked, at its share: steeping, with
+		// the shared hours it has had so far spent.
+		iss := Issue{Number: it.Number, Title: it.ID, State: Steeping, Estimate: historySize(it), Priority: DefaultPriority, Labels: it.Labels}
 		iss.SpentHours = team.spent[it.Number]
-		if !knownStart(it, c).IsZero() {
-			iss.State = Steeping
-		}
 		in.Issues = append(in.Issues, iss)
 	}
 	fc, err := run(in, Options{Trials: trials, Seed: seed, Workers: 1})
@@ -400,7 +399,7 @@ func extendToP90(d50, d80 float64) float64 {
 }
 
 // defaultForecaster is the forecast Backtest uses when none is given.
-var defaultForecaster Forecaster = listScheduleForecast
+var defaultForecaster Forecaster = Run
 
 // listScheduleForecast is a minimal stand-in for Run: every person on the
 // default calendar, steeping work first then by number, each issue to

@@ -80,7 +80,7 @@ func BenchmarkRealDataBacktest(t *testing.B) {
 	var results []BacktestResult
 	var pooled BacktestResult
 	for t.Loop() {
-		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 500})
+		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 400})
 	}
 	var b strings.Builder
 	WriteBacktestTable(&b, append(names, "pooled"), append(results, pooled))
