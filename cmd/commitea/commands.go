@@ -247,8 +247,8 @@ func isTerminal(w any) bool {
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
-func (m *Main) backtest(ctx context.Context, cfg Config, args []string) error {
-	return errors.New("backtest: not wired yet")
+func (m *Main) backtest(_ context.Context, _ Config, args []string) error {
+	return m.runBacktestCSV(args)
 }
 
 // newRecomputer builds the engine the recompute job runs.
