@@ -119,7 +119,9 @@ func (q *query) milestone() (Answer[any], error) {
 			-cmp.Compare(p80Of(a.Finish), p80Of(b.Finish)),
 			cmp.Compare(a.Issue, b.Issue))
 	})
-	out.Issues = List(q.caps, items, "issues", "issues: milestone "+out.Title+" has no issues"+q.filterWords())
+	others := &query{f: q.f}
+	others.f.MilestoneID = nil
+	out.Issues = List(q.caps, items, "issues", "issues: milestone "+out.Title+" has no issues"+others.filterWords())
 	if out.Cone == nil {
 		q.caps.Note("cone: no forecast range; the milestone has no open schedulable work in the latest snapshot")
 	}
