@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/commitea/commitea/store"
 )
@@ -26,15 +25,9 @@ func (RecomputeArgs) Kind() string { return "recompute" }
 // worker catches that through the project's change counter and runs again.
 func (RecomputeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
-		Queue:    QueueRecompute,
-		Priority: 1,
-		UniqueOpts: river.UniqueOpts{
-			ByArgs: true,
-			ByState: []rivertype.JobState{
-				rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-				rivertype.JobStateScheduled, rivertype.JobStateRetryable,
-			},
-		},
+		Queue:      QueueRecompute,
+		Priority:   1,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates()},
 	}
 }
 
@@ -79,4 +72,18 @@ func (w *RecomputeWorker) Work(ctx context.Context, job *river.Job[RecomputeArgs
 		return river.JobSnooze(time.Millisecond)
 	}
 	return nil
+}
+
+// RecomputePeriodicJobs recompute every project each interval even when
+// nothing changed in Gitea: time passing moves the forecast (work not done
+// today pushes dates) and sets the stale flag.
+func RecomputePeriodicJobs(projects []store.Project, every time.Duration) []*river.PeriodicJob {
+	jobs := make([]*river.PeriodicJob, 0, len(projects))
+	for _, p := range projects {
+		id := p.ID
+		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
+			return RecomputeArgs{ProjectID: id}, nil
+		}, nil))
+	}
+	return jobs
 }

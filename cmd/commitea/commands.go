@@ -62,6 +62,10 @@ func (m *Main) giteaClient(cfg Config) (*gitea.Client, error) {
 	return gitea.New(cfg.Gitea.URL, cfg.Gitea.Token.Reveal(), gitea.Options{Logger: m.logger, UserAgent: "commitea"})
 }
 
+// recomputeEvery is how often a project is recomputed with no change in
+// Gitea, so dates and stale flags follow the clock.
+const recomputeEvery = 30 * time.Minute
+
 // serve runs the HTTP API (opts.Role.RunsAPI) and/or the River worker
 // (opts.Role.RunsWorker) until ctx is cancelled, then shuts down gracefully:
 // the listener stops taking requests, queued deliveries are written and
@@ -92,10 +96,11 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
 	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
-		Work:     opts.Role.RunsWorker(),
-		Workers:  workers,
-		Periodic: worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
-		Log:      m.logger,
+		Work:    opts.Role.RunsWorker(),
+		Workers: workers,
+		Periodic: append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
+			worker.RecomputePeriodicJobs(projects, recomputeEvery)...),
+		Log: m.logger,
 	})
 	if err != nil {
 		return err

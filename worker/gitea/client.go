@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	sdk "code.gitea.io/sdk/gitea"
 )
 
 // Sentinel errors; *APIError matches them with errors.Is.
@@ -60,7 +60,8 @@ func (e *APIError) Is(target error) bool {
 
 // Options tune the client. Zero values pick the defaults.
 type Options struct {
-	// HTTPClient does the transport; default a fresh http.Client.
+	// HTTPClient does the transport; default a fresh http.Client. The
+	// client uses a copy whose Transport is wrapped with the retries.
 	HTTPClient *http.Client
 	// CallTimeout bounds one API call including its retries (a paged list
 	// is one call per page). Default 30 s.
@@ -88,11 +89,11 @@ type Options struct {
 // Client talks to one Gitea (or Forgejo) instance. It is safe for concurrent
 // use: nothing per call is stored on it.
 type Client struct {
-	base  string // ".../api/v1"
+	root  string // the server URL the SDK wants, without "/api/v1"
+	base  string // root + "/api/v1", for the raw calls
 	token string
 	opts  Options
-	hc    *http.Client
-	log   *slog.Logger
+	hc    *http.Client // carries retryTransport; shared by SDK and raw calls
 }
 
 // New returns a client for the Gitea at baseURL (with or without the
@@ -102,10 +103,7 @@ func New(baseURL, token string, opts Options) (*Client, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("gitea base URL %q: not an absolute URL", baseURL)
 	}
-	base := u.String()
-	if !strings.HasSuffix(base, "/api/v1") {
-		base += "/api/v1"
-	}
+	root := strings.TrimSuffix(u.String(), "/api/v1")
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
 	}
@@ -130,135 +128,68 @@ func New(baseURL, token string, opts Options) (*Client, error) {
 	if opts.UserAgent == "" {
 		opts.UserAgent = "commitea"
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{base: base, token: token, opts: opts, hc: hc, log: log}, nil
+	// A copy of the caller's client, so wrapping its transport does not
+	// change what else uses it.
+	hc := &http.Client{}
+	if opts.HTTPClient != nil {
+		*hc = *opts.HTTPClient
+	}
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = &retryTransport{next: next, opts: opts, log: log}
+	return &Client{root: root, base: root + "/api/v1", token: token, opts: opts, hc: hc}, nil
 }
 
-// request describes one API call.
+// request describes one raw API call.
 type request struct {
 	method string
 	path   string // below /api/v1, already escaped
 	query  url.Values
 	body   any // JSON-encoded when non-nil
-	// retrySafe: repeating the request cannot do harm (GET, PUT, DELETE,
-	// PATCH with absolute values, POSTs that are idempotent in effect).
-	retrySafe bool
-	// final, when set, marks failed responses that retrying cannot change
-	// (e.g. Forgejo's 500 for a duplicate dependency).
-	final func(status int, message string) bool
+	policy retryPolicy
+	final  func(status int, message string) bool
 }
 
-// response is a completed call.
+// response is a completed raw call.
 type response struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
-// do runs the request with the call timeout and retries, and returns the
-// response of a 2xx; other statuses become *APIError.
+// do runs a raw request under the call timeout (the transport retries) and
+// returns the response of a 2xx; other statuses become *APIError.
 func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer cancel()
+	rec := &callRecord{policy: r.policy, final: r.final}
+	ctx = withCall(ctx, rec)
 
-	var payload []byte
+	var body io.Reader
 	if r.body != nil {
-		var err error
-		if payload, err = json.Marshal(r.body); err != nil {
+		payload, err := json.Marshal(r.body)
+		if err != nil {
 			return nil, fmt.Errorf("encode %s %s body: %w", r.method, r.path, err)
 		}
+		body = bytes.NewReader(payload)
 	}
 	target := c.base + r.path
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
-
-	apiErr := &APIError{Method: r.method, Path: r.path}
-	for attempt := 1; ; attempt++ {
-		apiErr.Attempts = attempt
-		resp, err := c.attempt(ctx, r.method, target, payload)
-		var wait time.Duration
-		switch {
-		case err != nil:
-			apiErr.Status, apiErr.Message = 0, err.Error()
-			if ctx.Err() != nil {
-				apiErr.Unavailable = true
-				apiErr.Message = fmt.Sprintf("%s (call timeout %s)", err, c.opts.CallTimeout)
-				return nil, apiErr
-			}
-			// A request that never reached the server is always safe to send
-			// again; one that may have been processed only when retrySafe.
-			if !r.retrySafe && !isDialError(err) {
-				apiErr.Unavailable = true
-				return nil, apiErr
-			}
-		case resp.status >= 200 && resp.status < 300:
-			return resp, nil
-		case resp.status == http.StatusTooManyRequests || resp.status >= 500:
-			apiErr.Status, apiErr.Message = resp.status, serverMessage(resp.body)
-			if r.final != nil && r.final(resp.status, apiErr.Message) {
-				return nil, apiErr
-			}
-			// 429 means the server refused without acting; a 5xx may have
-			// acted, so only safe requests repeat.
-			if resp.status != http.StatusTooManyRequests && !r.retrySafe {
-				apiErr.Unavailable = resp.status == http.StatusBadGateway ||
-					resp.status == http.StatusServiceUnavailable || resp.status == http.StatusGatewayTimeout
-				return nil, apiErr
-			}
-			if ra, ok := retryAfter(resp.header.Get("Retry-After")); ok {
-				if ra > c.opts.MaxRetryAfter {
-					apiErr.Unavailable = true
-					apiErr.Message += fmt.Sprintf(" (Retry-After %s exceeds the %s cap)", ra, c.opts.MaxRetryAfter)
-					return nil, apiErr
-				}
-				wait = ra
-			}
-		default:
-			apiErr.Status, apiErr.Message = resp.status, serverMessage(resp.body)
-			return nil, apiErr
-		}
-		if attempt >= c.opts.MaxAttempts {
-			apiErr.Unavailable = true
-			return nil, apiErr
-		}
-		if wait == 0 {
-			wait = c.backoff(attempt)
-		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			apiErr.Unavailable = true
-			apiErr.Message += fmt.Sprintf(" (next retry in %s would pass the call timeout)", wait)
-			return nil, apiErr
-		}
-		c.log.Debug("gitea retry", "method", r.method, "path", r.path, "status", apiErr.Status, "attempt", attempt, "wait", wait)
-		select {
-		case <-ctx.Done():
-			apiErr.Unavailable = true
-			return nil, apiErr
-		case <-time.After(wait):
-		}
-	}
-}
-
-func (c *Client) attempt(ctx context.Context, method, target string, payload []byte) (*response, error) {
-	var body io.Reader
-	if payload != nil {
-		body = bytes.NewReader(payload)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
+		return nil, fmt.Errorf("build %s %s request: %w", r.method, r.path, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if payload != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {
@@ -266,49 +197,82 @@ func (c *Client) attempt(ctx context.Context, method, target string, payload []b
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, c.callError(ctx, rec, r.method, r.path, 0, err.Error())
 	}
 	defer resp.Body.Close()
 	// Gitea pages are small; 32 MiB guards against a misbehaving proxy.
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
 	if err != nil {
-		return nil, fmt.Errorf("read response: %w", err)
+		return nil, c.callError(ctx, rec, r.method, r.path, 0, "read response: "+err.Error())
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, c.callError(ctx, rec, r.method, r.path, resp.StatusCode, serverMessage(data))
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
 
-// backoff is exponential with full jitter: uniform in [base/2, base*2^(n-1)].
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.opts.BaseBackoff << (attempt - 1)
-	if d > c.opts.MaxBackoff || d <= 0 {
-		d = c.opts.MaxBackoff
+// callError builds the *APIError of a failed call from what the transport
+// recorded. status is the final response's (0 when none); message the
+// server's or the transport's text.
+func (c *Client) callError(ctx context.Context, rec *callRecord, method, path string, status int, message string) *APIError {
+	e := &APIError{Method: method, Path: path, Status: status, Message: message,
+		Unavailable: rec.unavailable, Attempts: max(rec.attempts, 1)}
+	if rec.unavailable && rec.message != "" {
+		// The transport's text says why it gave up (Retry-After cap, call
+		// timeout...).
+		e.Message = rec.message
 	}
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(d-half)+1))
-}
-
-func isDialError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// retryAfter parses a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := time.Until(t)
-		if d < 0 {
-			d = 0
+	if status == 0 {
+		e.Status = rec.status
+		if ctx.Err() != nil {
+			// The call's time ran out, possibly while reading the body.
+			e.Unavailable = true
+			if !strings.Contains(e.Message, "call timeout") {
+				e.Message += fmt.Sprintf(" (call timeout %s)", c.opts.CallTimeout)
+			}
 		}
-		return d, true
 	}
-	return 0, false
+	return e
+}
+
+// sdkCall runs one SDK request under the call timeout, on an SDK client
+// made for this call alone: SetContext binds the client to one context, so
+// a client shared between goroutines would mix their deadlines. NewClient
+// with SetGiteaVersion("") makes no request. method and path (below
+// /api/v1) name the request in errors.
+func sdkCall[T any](ctx context.Context, c *Client, method, path string, policy retryPolicy,
+	fn func(*sdk.Client) (T, *sdk.Response, error)) (T, *sdk.Response, error) {
+	var zero T
+	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	rec := &callRecord{policy: policy}
+	ctx = withCall(ctx, rec)
+	cl, err := sdk.NewClient(c.root,
+		sdk.SetGiteaVersion(""), // no /version request, no version-dependent fallbacks
+		sdk.SetToken(c.token),
+		sdk.SetContext(ctx),
+		sdk.SetHTTPClient(c.hc),
+		sdk.SetUserAgent(c.opts.UserAgent))
+	if err != nil {
+		return zero, nil, fmt.Errorf("gitea sdk client: %w", err)
+	}
+	out, resp, err := fn(cl)
+	if err == nil {
+		return out, resp, nil
+	}
+	switch {
+	case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		// The SDK got a 2xx and failed on its body.
+		return zero, resp, fmt.Errorf("decode %s %s: %w", method, path, err)
+	case resp != nil:
+		// The SDK's error text is the server's message.
+		return zero, resp, c.callError(ctx, rec, method, path, resp.StatusCode, err.Error())
+	case rec.attempts == 0:
+		// Refused by the SDK before sending (validation, bad path segment).
+		return zero, nil, fmt.Errorf("%s %s: %w", method, path, err)
+	default:
+		return zero, nil, c.callError(ctx, rec, method, path, 0, err.Error())
+	}
 }
 
 // serverMessage extracts Gitea's {"message": ...} or returns the raw text.
@@ -324,18 +288,6 @@ func serverMessage(body []byte) string {
 		s = s[:300] + "…"
 	}
 	return s
-}
-
-// getJSON fetches one object.
-func (c *Client) getJSON(ctx context.Context, path string, query url.Values, out any) error {
-	resp, err := c.do(ctx, request{method: http.MethodGet, path: path, query: query, retrySafe: true})
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(resp.body, out); err != nil {
-		return fmt.Errorf("decode %s: %w", path, err)
-	}
-	return nil
 }
 
 // send performs a write and decodes its answer into out when out is non-nil
@@ -354,6 +306,44 @@ func (c *Client) send(ctx context.Context, r request, out any) error {
 	return nil
 }
 
+// pageDone says whether a listing is complete after a page of n items
+// (got items so far), from X-Total-Count when the server sends it, else the
+// Link rel="next" header, else a short page; always at an empty page.
+func pageDone(header http.Header, n, got, pageSize int) bool {
+	if n == 0 {
+		return true
+	}
+	if total, err := strconv.Atoi(header.Get("X-Total-Count")); err == nil {
+		return got >= total
+	}
+	if link := header.Get("Link"); link != "" {
+		return !strings.Contains(link, `rel="next"`)
+	}
+	return n < pageSize
+}
+
+// sdkListAll pages through an SDK list call, one call (and call timeout)
+// per page, converting each item with conv.
+func sdkListAll[S, T any](ctx context.Context, c *Client, path string,
+	list func(cl *sdk.Client, page sdk.ListOptions) ([]S, *sdk.Response, error), conv func(S) T) ([]T, error) {
+	var all []T
+	for page := 1; page <= c.opts.MaxPages; page++ {
+		items, resp, err := sdkCall(ctx, c, http.MethodGet, path, retryByMethod, func(cl *sdk.Client) ([]S, *sdk.Response, error) {
+			return list(cl, sdk.ListOptions{Page: page, PageSize: c.opts.PageSize})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list page %d: %w", page, err)
+		}
+		for _, it := range items {
+			all = append(all, conv(it))
+		}
+		if pageDone(resp.Header, len(items), len(all), c.opts.PageSize) {
+			return all, nil
+		}
+	}
+	return nil, fmt.Errorf("list %s: more than %d pages", path, c.opts.MaxPages)
+}
+
 // listAll pages through a list endpoint. It follows X-Total-Count when the
 // server sends it, else the Link rel="next" header, else stops at the first
 // short page, and always at an empty one.
@@ -366,7 +356,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, query url.Value
 		}
 		q.Set("page", strconv.Itoa(page))
 		q.Set("limit", strconv.Itoa(c.opts.PageSize))
-		resp, err := c.do(ctx, request{method: http.MethodGet, path: path, query: q, retrySafe: true})
+		resp, err := c.do(ctx, request{method: http.MethodGet, path: path, query: q})
 		if err != nil {
 			return nil, fmt.Errorf("list page %d: %w", page, err)
 		}
@@ -375,22 +365,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, query url.Value
 			return nil, fmt.Errorf("decode %s page %d: %w", path, page, err)
 		}
 		all = append(all, items...)
-		if len(items) == 0 {
-			return all, nil
-		}
-		if total, err := strconv.Atoi(resp.header.Get("X-Total-Count")); err == nil {
-			if len(all) >= total {
-				return all, nil
-			}
-			continue
-		}
-		if link := resp.header.Get("Link"); link != "" {
-			if !strings.Contains(link, `rel="next"`) {
-				return all, nil
-			}
-			continue
-		}
-		if len(items) < c.opts.PageSize {
+		if pageDone(resp.header, len(items), len(all), c.opts.PageSize) {
 			return all, nil
 		}
 	}

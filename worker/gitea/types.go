@@ -59,7 +59,9 @@ type Repository struct {
 }
 
 // PullRequestMeta marks an issue that is a pull request; the issues API and
-// issue_comment payloads carry it instead of the full pull request.
+// issue_comment payloads carry it instead of the full pull request. Draft
+// and HTMLURL are filled from webhooks only: the SDK, which the client reads
+// issues through, does not decode them (ListPulls has Draft).
 type PullRequestMeta struct {
 	Merged   bool       `json:"merged"`
 	MergedAt *time.Time `json:"merged_at"`
@@ -79,7 +81,7 @@ type Issue struct {
 	Ref         string           `json:"ref"`
 	Labels      []Label          `json:"labels"`
 	Milestone   *Milestone       `json:"milestone"`
-	Assignee    *User            `json:"assignee"`
+	Assignee    *User            `json:"assignee"` // webhooks only; the SDK drops it (Assignees has it too)
 	Assignees   []User           `json:"assignees"`
 	State       string           `json:"state"`
 	IsLocked    bool             `json:"is_locked"`

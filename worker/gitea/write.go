@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	sdk "code.gitea.io/sdk/gitea"
 )
 
 // CreateIssueOptions is the body of POST /repos/{owner}/{repo}/issues.
@@ -22,12 +24,15 @@ type CreateIssueOptions struct {
 // CreateIssue files a new issue. It is never retried after the request may
 // have reached the server, since a repeat would file a duplicate.
 func (c *Client) CreateIssue(ctx context.Context, owner, repo string, opt CreateIssueOptions) (Issue, error) {
-	var out Issue
-	err := c.send(ctx, request{method: http.MethodPost, path: repoPath(owner, repo) + "/issues", body: opt}, &out)
+	is, _, err := sdkCall(ctx, c, http.MethodPost, repoPath(owner, repo)+"/issues", retryNever,
+		func(cl *sdk.Client) (*sdk.Issue, *sdk.Response, error) {
+			return cl.CreateIssue(owner, repo, sdk.CreateIssueOption{Title: opt.Title, Body: opt.Body,
+				Assignees: opt.Assignees, Milestone: opt.Milestone, Labels: opt.Labels})
+		})
 	if err != nil {
 		return Issue{}, fmt.Errorf("create issue in %s/%s: %w", owner, repo, err)
 	}
-	return out, nil
+	return issueFromSDK(is), nil
 }
 
 // EditIssueOptions is the body of PATCH /repos/{owner}/{repo}/issues/{n}.
@@ -43,46 +48,74 @@ type EditIssueOptions struct {
 
 // EditIssue changes the issue's native fields. The values are absolute, so
 // the request is retried safely.
+//
+// The SDK's EditIssueOption has no omitempty: it sends every field, the
+// unset ones as "title": "" and null. Gitea (and Forgejo) read those as
+// "leave as is" (an empty title is ignored, null pointers and a null
+// assignee list are skipped), while "milestone": 0 clears the milestone and
+// "assignees": [] unassigns everybody, so it expresses every edit this type
+// can.
 func (c *Client) EditIssue(ctx context.Context, owner, repo string, index int64, opt EditIssueOptions) (Issue, error) {
-	var out Issue
-	err := c.send(ctx, request{method: http.MethodPatch, path: issuePath(owner, repo, index), body: opt, retrySafe: true}, &out)
+	edit := sdk.EditIssueOption{Body: opt.Body, Milestone: opt.Milestone}
+	if opt.Title != nil {
+		if *opt.Title == "" {
+			// Gitea ignores an empty title; refuse rather than do nothing.
+			return Issue{}, fmt.Errorf("edit issue %s/%s#%d: empty title", owner, repo, index)
+		}
+		edit.Title = *opt.Title
+	}
+	if opt.State != nil {
+		st := sdk.StateType(*opt.State)
+		edit.State = &st
+	}
+	if opt.Assignees != nil {
+		edit.Assignees = *opt.Assignees
+		if edit.Assignees == nil {
+			edit.Assignees = []string{} // [] unassigns; null would leave them
+		}
+	}
+	is, _, err := sdkCall(ctx, c, http.MethodPatch, issuePath(owner, repo, index), retryAlways,
+		func(cl *sdk.Client) (*sdk.Issue, *sdk.Response, error) { return cl.EditIssue(owner, repo, index, edit) })
 	if err != nil {
 		return Issue{}, fmt.Errorf("edit issue %s/%s#%d: %w", owner, repo, index, err)
 	}
-	return out, nil
-}
-
-type labelIDs struct {
-	Labels []int64 `json:"labels"`
+	return issueFromSDK(is), nil
 }
 
 // AddLabels adds labels (by id) to the issue and returns its labels after.
 // Gitea drops other labels of an exclusive label's scope by itself.
 func (c *Client) AddLabels(ctx context.Context, owner, repo string, index int64, ids []int64) ([]Label, error) {
-	var out []Label
-	err := c.send(ctx, request{method: http.MethodPost, path: issuePath(owner, repo, index) + "/labels",
-		body: labelIDs{Labels: nonNil(ids)}, retrySafe: true}, &out)
+	// Adding a label twice leaves one: safe to repeat.
+	ls, _, err := sdkCall(ctx, c, http.MethodPost, issuePath(owner, repo, index)+"/labels", retryAlways,
+		func(cl *sdk.Client) ([]*sdk.Label, *sdk.Response, error) {
+			return cl.AddIssueLabels(owner, repo, index, sdk.IssueLabelsOption{Labels: nonNil(ids)})
+		})
 	if err != nil {
 		return nil, fmt.Errorf("add labels %v to %s/%s#%d: %w", ids, owner, repo, index, err)
 	}
-	return out, nil
+	return nonNilLabels(labelsFromSDK(ls)), nil
 }
 
 // ReplaceLabels sets the issue's labels to exactly ids.
 func (c *Client) ReplaceLabels(ctx context.Context, owner, repo string, index int64, ids []int64) ([]Label, error) {
-	var out []Label
-	err := c.send(ctx, request{method: http.MethodPut, path: issuePath(owner, repo, index) + "/labels",
-		body: labelIDs{Labels: nonNil(ids)}, retrySafe: true}, &out)
+	ls, _, err := sdkCall(ctx, c, http.MethodPut, issuePath(owner, repo, index)+"/labels", retryByMethod,
+		func(cl *sdk.Client) ([]*sdk.Label, *sdk.Response, error) {
+			return cl.ReplaceIssueLabels(owner, repo, index, sdk.IssueLabelsOption{Labels: nonNil(ids)})
+		})
 	if err != nil {
 		return nil, fmt.Errorf("replace labels of %s/%s#%d with %v: %w", owner, repo, index, ids, err)
 	}
-	return out, nil
+	return nonNilLabels(labelsFromSDK(ls)), nil
 }
 
 // RemoveLabel removes one label (by id) from the issue.
 func (c *Client) RemoveLabel(ctx context.Context, owner, repo string, index, labelID int64) error {
 	path := issuePath(owner, repo, index) + "/labels/" + strconv.FormatInt(labelID, 10)
-	if err := c.send(ctx, request{method: http.MethodDelete, path: path, retrySafe: true}, nil); err != nil {
+	_, _, err := sdkCall(ctx, c, http.MethodDelete, path, retryByMethod, func(cl *sdk.Client) (struct{}, *sdk.Response, error) {
+		resp, err := cl.DeleteIssueLabel(owner, repo, index, labelID)
+		return struct{}{}, resp, err
+	})
+	if err != nil {
 		return fmt.Errorf("remove label %d from %s/%s#%d: %w", labelID, owner, repo, index, err)
 	}
 	return nil
@@ -90,7 +123,12 @@ func (c *Client) RemoveLabel(ctx context.Context, owner, repo string, index, lab
 
 // ClearLabels removes every label from the issue.
 func (c *Client) ClearLabels(ctx context.Context, owner, repo string, index int64) error {
-	if err := c.send(ctx, request{method: http.MethodDelete, path: issuePath(owner, repo, index) + "/labels", retrySafe: true}, nil); err != nil {
+	_, _, err := sdkCall(ctx, c, http.MethodDelete, issuePath(owner, repo, index)+"/labels", retryByMethod,
+		func(cl *sdk.Client) (struct{}, *sdk.Response, error) {
+			resp, err := cl.ClearIssueLabels(owner, repo, index)
+			return struct{}{}, resp, err
+		})
+	if err != nil {
 		return fmt.Errorf("clear labels of %s/%s#%d: %w", owner, repo, index, err)
 	}
 	return nil
@@ -110,15 +148,20 @@ func (c *Client) CreateLabel(ctx context.Context, owner, repo string, opt Create
 	if opt.Color != "" && !strings.HasPrefix(opt.Color, "#") {
 		opt.Color = "#" + opt.Color
 	}
-	var out Label
-	if err := c.send(ctx, request{method: http.MethodPost, path: repoPath(owner, repo) + "/labels", body: opt}, &out); err != nil {
+	l, _, err := sdkCall(ctx, c, http.MethodPost, repoPath(owner, repo)+"/labels", retryNever,
+		func(cl *sdk.Client) (*sdk.Label, *sdk.Response, error) {
+			return cl.CreateLabel(owner, repo, sdk.CreateLabelOption{Name: opt.Name, Color: opt.Color,
+				Exclusive: opt.Exclusive, Description: opt.Description})
+		})
+	if err != nil {
 		return Label{}, fmt.Errorf("create label %q in %s/%s: %w", opt.Name, owner, repo, err)
 	}
-	return out, nil
+	return labelFromSDK(l), nil
 }
 
 // AddDependency makes issue index depend on dep (which may live in another
-// repository). It is idempotent: an existing dependency is left alone,
+// repository). Raw HTTP: the SDK's IssueMeta carries only the index, while
+// Gitea wants owner, repo and index. It is idempotent: an existing dependency is left alone,
 // including the 500 "issue dependency does already exist" Forgejo answers
 // when one appears between the check and the write.
 func (c *Client) AddDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) error {
@@ -130,7 +173,7 @@ func (c *Client) AddDependency(ctx context.Context, owner, repo string, index in
 		return nil
 	}
 	path := issuePath(owner, repo, index) + "/dependencies"
-	err = c.send(ctx, request{method: http.MethodPost, path: path, body: dep, retrySafe: true, final: dependencyExists}, nil)
+	err = c.send(ctx, request{method: http.MethodPost, path: path, body: dep, policy: retryAlways, final: dependencyExists}, nil)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && dependencyExists(apiErr.Status, apiErr.Message) {
 		return nil
@@ -142,7 +185,7 @@ func (c *Client) AddDependency(ctx context.Context, owner, repo string, index in
 }
 
 // RemoveDependency removes the dependency of issue index on dep; removing
-// one that does not exist is a no-op.
+// one that does not exist is a no-op. Raw HTTP, as for AddDependency.
 func (c *Client) RemoveDependency(ctx context.Context, owner, repo string, index int64, dep IssueMeta) error {
 	has, err := c.hasDependency(ctx, owner, repo, index, dep)
 	if err != nil {
@@ -152,7 +195,7 @@ func (c *Client) RemoveDependency(ctx context.Context, owner, repo string, index
 		return nil
 	}
 	path := issuePath(owner, repo, index) + "/dependencies"
-	if err := c.send(ctx, request{method: http.MethodDelete, path: path, body: dep, retrySafe: true}, nil); err != nil {
+	if err := c.send(ctx, request{method: http.MethodDelete, path: path, body: dep}, nil); err != nil {
 		return fmt.Errorf("remove dependency %s/%s#%d -> %s/%s#%d: %w", owner, repo, index, dep.Owner, dep.Repo, dep.Index, err)
 	}
 	return nil
@@ -191,18 +234,30 @@ type EditMilestoneOptions struct {
 	DueOn       *time.Time `json:"due_on,omitempty"`
 }
 
-// EditMilestone changes a milestone's native fields.
+// EditMilestone changes a milestone's native fields. As with EditIssue, the
+// SDK sends the unset fields as "title": "" and null, which Gitea leaves as
+// they are.
 func (c *Client) EditMilestone(ctx context.Context, owner, repo string, id int64, opt EditMilestoneOptions) (Milestone, error) {
-	var out Milestone
+	edit := sdk.EditMilestoneOption{Description: opt.Description, Deadline: opt.DueOn}
+	if opt.Title != nil {
+		if *opt.Title == "" {
+			return Milestone{}, fmt.Errorf("edit milestone %d of %s/%s: empty title", id, owner, repo)
+		}
+		edit.Title = *opt.Title
+	}
+	if opt.State != nil {
+		st := sdk.StateType(*opt.State)
+		edit.State = &st
+	}
 	path := repoPath(owner, repo) + "/milestones/" + strconv.FormatInt(id, 10)
-	if err := c.send(ctx, request{method: http.MethodPatch, path: path, body: opt, retrySafe: true}, &out); err != nil {
+	m, _, err := sdkCall(ctx, c, http.MethodPatch, path, retryAlways,
+		func(cl *sdk.Client) (*sdk.Milestone, *sdk.Response, error) {
+			return cl.EditMilestone(owner, repo, id, edit)
+		})
+	if err != nil {
 		return Milestone{}, fmt.Errorf("edit milestone %d of %s/%s: %w", id, owner, repo, err)
 	}
-	return out, nil
-}
-
-func issuePath(owner, repo string, index int64) string {
-	return repoPath(owner, repo) + "/issues/" + strconv.FormatInt(index, 10)
+	return milestoneFromSDK(m), nil
 }
 
 // nonNil makes an empty id list encode as [] rather than null.
@@ -211,6 +266,15 @@ func nonNil(ids []int64) []int64 {
 		return []int64{}
 	}
 	return ids
+}
+
+// nonNilLabels keeps the answer's empty label list empty rather than nil,
+// as decoding the server's [] did before.
+func nonNilLabels(ls []Label) []Label {
+	if ls == nil {
+		return []Label{}
+	}
+	return ls
 }
 
 // String returns a pointer to s, for the optional fields of edit options.

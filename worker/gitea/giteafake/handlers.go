@@ -246,7 +246,8 @@ func (s *Server) editIssue(is *issueState, body []byte, asPull bool) reply {
 	}
 	now := s.now()
 	actor := s.st.users["ceo"]
-	if in.Title != nil && *in.Title != is.title {
+	// Gitea ignores an empty title (the SDK sends "title": "" for "leave").
+	if in.Title != nil && *in.Title != "" && *in.Title != is.title {
 		old := is.title
 		is.title, is.updatedAt = *in.Title, now
 		s.st.timelineEntry(is, "change_title", actor, now, obj{"old_title": old, "new_title": is.title})
@@ -544,7 +545,7 @@ func (s *Server) routeMilestones(method string, rest []string, q url.Values, bod
 			return s.replyErr(s.apiError(http.StatusUnprocessableEntity, "invalid body: "+err.Error()))
 		}
 		now := fmtTime(s.now())
-		if in.Title != nil {
+		if in.Title != nil && *in.Title != "" { // Gitea ignores an empty title
 			m["title"] = *in.Title
 		}
 		if in.Description != nil {
