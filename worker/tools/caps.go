@@ -95,3 +95,28 @@ func Truncate(s string, max int) string {
 }
 
 func sortStrings(s []string) { slices.Sort(s) }
+
+// Take is List over the items keep accepts, without building the filtered
+// list: it keeps the first Limit matches in order and counts the rest, so
+// a view over presorted thousands costs one pass and Limit results. It
+// returns the kept items and how many matched in all.
+func Take[T any](c *Caps, items []T, keep func(T) bool, what, empty string) ([]T, int) {
+	out := make([]T, 0, min(c.Limit, len(items)))
+	total := 0
+	for _, it := range items {
+		if keep != nil && !keep(it) {
+			continue
+		}
+		total++
+		if len(out) < c.Limit {
+			out = append(out, it)
+		}
+	}
+	switch {
+	case total == 0:
+		c.Note(empty)
+	case total > len(out):
+		c.Note(fmt.Sprintf("%s: shown %d of %d; narrow with filters or raise limit (max %d)", what, len(out), total, MaxLimit))
+	}
+	return out, total
+}

@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/commitea/commitea/scheduler"
 )
@@ -33,56 +30,23 @@ type BoardCard struct {
 	Estimate string   `json:"estimate,omitempty"`
 	Priority int      `json:"priority"`
 	Flags    []string `json:"flags,omitempty"`
-	closed   time.Time
 }
 
 func (q *query) board() (Answer[any], error) {
-	cols := map[string][]BoardCard{}
-	for i := range q.v.Data.Statuses {
-		st := &q.v.Data.Statuses[i]
-		h := q.v.Head[st.Number]
-		if !q.matches(st, h) {
-			continue
-		}
-		c := BoardCard{Issue: st.Number, Title: q.v.title(st.Number), Assignee: assigneeOf(h), Estimate: string(st.Estimate), Priority: scheduler.DefaultPriority}
-		if h != nil {
-			_, c.Priority, _ = scheduler.ParseLabels(h.Labels)
-			if h.ClosedAt != nil {
-				c.closed = *h.ClosedAt
-			}
-		}
-		if st.Blocked {
-			c.Flags = append(c.Flags, "blocked")
-		}
-		if st.Stale {
-			c.Flags = append(c.Flags, "stale")
-		}
-		if st.MissingEstimate {
-			c.Flags = append(c.Flags, "missingEstimate")
-		}
-		if st.Unschedulable != "" {
-			c.Flags = append(c.Flags, "unschedulable:"+st.Unschedulable)
-		}
-		cols[string(st.State)] = append(cols[string(st.State)], c)
-	}
 	out := BoardView{Columns: []BoardColumn{}}
 	total := 0
 	for _, s := range States {
 		if q.f.State != "" && s != q.f.State {
 			continue
 		}
-		cards := cols[s]
-		if s == string(scheduler.Done) {
-			// The most recently finished first.
-			slices.SortFunc(cards, func(a, b BoardCard) int { return cmp.Or(b.closed.Compare(a.closed), cmp.Compare(b.Issue, a.Issue)) })
-		} else {
-			slices.SortFunc(cards, func(a, b BoardCard) int {
-				return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Issue, b.Issue))
-			})
+		col := q.v.orders.board[scheduler.State(s)]
+		shown, count := Take(q.caps, col, q.keep, s, fmt.Sprintf("%s: no issue%s", s, q.filterWords()))
+		total += count
+		cards := make([]BoardCard, len(shown))
+		for i, it := range shown {
+			cards[i] = q.card(it)
 		}
-		total += len(cards)
-		out.Columns = append(out.Columns, BoardColumn{State: s, Count: len(cards),
-			Issues: List(q.caps, cards, s, fmt.Sprintf("%s: no issue%s", s, q.filterWords()))})
+		out.Columns = append(out.Columns, BoardColumn{State: s, Count: count, Issues: cards})
 	}
 	out.Meta = q.meta()
 	instr := "Present the columns left to right with their counts; in each, higher priority comes first."
@@ -90,4 +54,22 @@ func (q *query) board() (Answer[any], error) {
 		instr = "No issue is on the board" + q.filterWords() + "; say so, or widen the filters."
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
+}
+
+func (q *query) card(it *issueItem) BoardCard {
+	st := it.st
+	c := BoardCard{Issue: st.Number, Title: q.v.title(st.Number), Assignee: assigneeOf(it.h), Estimate: string(st.Estimate), Priority: it.priority}
+	if st.Blocked {
+		c.Flags = append(c.Flags, "blocked")
+	}
+	if st.Stale {
+		c.Flags = append(c.Flags, "stale")
+	}
+	if st.MissingEstimate {
+		c.Flags = append(c.Flags, "missingEstimate")
+	}
+	if st.Unschedulable != "" {
+		c.Flags = append(c.Flags, "unschedulable:"+st.Unschedulable)
+	}
+	return c
 }

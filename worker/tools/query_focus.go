@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/commitea/commitea/scheduler"
-	"github.com/commitea/commitea/store"
 )
 
 // The focus view: what to work on now, next and later, each item with the
 // reasons behind its place. It ranks the snapshot's open issues itself
-// (the engine's scheduler.Focus is not in this tree yet); the order is
+// (the engine's scheduler.Focus is not in this tree yet), once per
+// snapshot (orders.go); the order is
 // deterministic: work in progress first, then ready work by priority, hard
 // deadlines, critical-chain frequency, due date and forecast, and last the
 // work that cannot start, each with why.
@@ -35,61 +35,13 @@ type FocusItem struct {
 	Finish    *Range `json:"finish,omitempty"`
 }
 
-type focusCandidate struct {
-	st       *scheduler.IssueStatus
-	h        *store.IssueHead
-	fc       *scheduler.IssueForecast
-	priority int
-	hard     bool
-	due      int64 // unix seconds of the milestone due date; max when none
-}
-
 func (q *query) focus() (Answer[any], error) {
-	var now, next, later []focusCandidate
-	for i := range q.v.Data.Statuses {
-		st := &q.v.Data.Statuses[i]
-		if st.State == scheduler.Done {
-			continue
-		}
-		h := q.v.Head[st.Number]
-		if !q.matches(st, h) {
-			continue
-		}
-		c := focusCandidate{st: st, h: h, fc: q.v.Forecast[st.Number], priority: scheduler.DefaultPriority, due: 1 << 62}
-		if h != nil {
-			_, c.priority, c.hard = scheduler.ParseLabels(h.Labels)
-			if h.Milestone != nil {
-				if m := q.v.Milestone[*h.Milestone]; m != nil {
-					c.hard = c.hard || m.Hard
-					if !m.Due.IsZero() {
-						c.due = m.Due.Unix()
-					}
-				}
-			}
-		}
-		switch {
-		case st.State == scheduler.Steeping || st.State == scheduler.InReview:
-			now = append(now, c)
-		case st.State == scheduler.Triage && !st.Blocked && st.Unschedulable == "" && !st.MissingEstimate:
-			next = append(next, c)
-		default:
-			later = append(later, c)
-		}
-	}
-	slices.SortFunc(now, func(a, b focusCandidate) int {
-		// In review first: it is the closest to done.
-		return cmp.Or(cmp.Compare(stateRank(b.st.State), stateRank(a.st.State)), focusOrder(a, b))
-	})
-	slices.SortFunc(next, focusOrder)
-	slices.SortFunc(later, func(a, b focusCandidate) int {
-		return cmp.Or(cmp.Compare(laterRank(a.st), laterRank(b.st)), focusOrder(a, b))
-	})
+	o := q.v.orders
 	w := q.filterWords()
-	out := FocusView{
-		Now:   q.focusItems(List(q.caps, now, "now", "now: nothing is in progress"+w)),
-		Next:  q.focusItems(List(q.caps, next, "next", "next: no issue is ready to start"+w+" (ready = triaged, estimated, unblocked)")),
-		Later: q.focusItems(List(q.caps, later, "later", "later: nothing is waiting"+w)),
-	}
+	now, _ := Take(q.caps, o.focusNow, q.keep, "now", "now: nothing is in progress"+w)
+	next, _ := Take(q.caps, o.focusNext, q.keep, "next", "next: no issue is ready to start"+w+" (ready = triaged, estimated, unblocked)")
+	later, _ := Take(q.caps, o.focusLater, q.keep, "later", "later: nothing is waiting"+w)
+	out := FocusView{Now: q.focusItems(now), Next: q.focusItems(next), Later: q.focusItems(later)}
 	out.Meta = q.meta()
 	instr := "Report these in order; the rationale says why each is where it is."
 	switch {
@@ -123,7 +75,7 @@ func laterRank(st *scheduler.IssueStatus) int {
 	return 0
 }
 
-func focusOrder(a, b focusCandidate) int {
+func focusOrder(a, b *issueItem) int {
 	return cmp.Or(
 		cmp.Compare(a.priority, b.priority),
 		-cmp.Compare(boolInt(a.hard), boolInt(b.hard)),
@@ -157,7 +109,7 @@ func p50Unix(f *scheduler.IssueForecast) int64 {
 
 // focusItems renders only the items shown, so a 5,000-issue project pays
 // for twenty rationales, not five thousand.
-func (q *query) focusItems(cs []focusCandidate) []FocusItem {
+func (q *query) focusItems(cs []*issueItem) []FocusItem {
 	out := make([]FocusItem, len(cs))
 	for i, c := range cs {
 		out[i] = FocusItem{
@@ -170,7 +122,7 @@ func (q *query) focusItems(cs []focusCandidate) []FocusItem {
 
 // rationale says, from the snapshot's data only, why an issue sits where
 // it does.
-func (q *query) rationale(c focusCandidate) string {
+func (q *query) rationale(c *issueItem) string {
 	var parts []string
 	st := c.st
 	switch st.State {

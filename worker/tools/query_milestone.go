@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/commitea/commitea/scheduler"
@@ -80,48 +78,34 @@ func (q *query) milestone() (Answer[any], error) {
 		}
 	}
 	// Stats cover the whole milestone; the list honours the filters.
-	milestoneOnly := &query{v: q.v, f: Filters{MilestoneID: &id}}
-	var items []MilestoneItem
-	for i := range q.v.Data.Statuses {
-		st := &q.v.Data.Statuses[i]
-		h := q.v.Head[st.Number]
-		if !milestoneOnly.matches(st, h) {
-			continue
-		}
+	list := q.v.orders.byMilestone[id]
+	for _, it := range list {
+		st := it.st
 		out.Stats.Total++
 		out.Stats.ByState[string(st.State)]++
 		if st.State == scheduler.Done {
 			out.Stats.Done++
-		} else {
-			out.Stats.Open++
-			if st.Blocked {
-				out.Stats.Blocked++
-			}
-			if st.MissingEstimate {
-				out.Stats.MissingEstimate++
-			}
-			if st.Unschedulable != "" {
-				out.Stats.Unschedulable++
-			}
-		}
-		if !q.matches(st, h) {
 			continue
 		}
-		f := q.v.Forecast[st.Number]
-		items = append(items, MilestoneItem{Issue: st.Number, Title: q.v.title(st.Number), State: string(st.State),
-			Assignee: assigneeOf(h), Finish: rangeOf(f), CriticalFreq: critical(f)})
+		out.Stats.Open++
+		if st.Blocked {
+			out.Stats.Blocked++
+		}
+		if st.MissingEstimate {
+			out.Stats.MissingEstimate++
+		}
+		if st.Unschedulable != "" {
+			out.Stats.Unschedulable++
+		}
 	}
-	// Open work driving the date first: most often critical, then latest p80.
-	slices.SortFunc(items, func(a, b MilestoneItem) int {
-		return cmp.Or(
-			cmp.Compare(boolInt(a.State == "done"), boolInt(b.State == "done")),
-			-cmp.Compare(a.CriticalFreq, b.CriticalFreq),
-			-cmp.Compare(p80Of(a.Finish), p80Of(b.Finish)),
-			cmp.Compare(a.Issue, b.Issue))
-	})
 	others := &query{f: q.f}
 	others.f.MilestoneID = nil
-	out.Issues = List(q.caps, items, "issues", "issues: milestone "+out.Title+" has no issues"+others.filterWords())
+	shown, _ := Take(q.caps, list, q.keep, "issues", "issues: milestone "+out.Title+" has no issues"+others.filterWords())
+	out.Issues = make([]MilestoneItem, len(shown))
+	for i, it := range shown {
+		out.Issues[i] = MilestoneItem{Issue: it.st.Number, Title: q.v.title(it.st.Number), State: string(it.st.State),
+			Assignee: assigneeOf(it.h), Finish: rangeOf(it.fc), CriticalFreq: critical(it.fc)}
+	}
 	if out.Cone == nil {
 		q.caps.Note("cone: no forecast range; the milestone has no open schedulable work in the latest snapshot")
 	}
@@ -142,13 +126,6 @@ func hardDeadline(desc string) bool {
 		}
 	}
 	return false
-}
-
-func p80Of(r *Range) string {
-	if r == nil {
-		return ""
-	}
-	return r.P80
 }
 
 func rangeP50(r *Range) string {

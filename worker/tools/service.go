@@ -16,15 +16,17 @@ import (
 )
 
 // Service answers the tools for the configured projects. Read tools go
-// through a per-project cache of the decoded latest snapshot and the
-// mirror's issue heads; each request checks, in one round trip, whether the
-// snapshot version or the mirror's change counter moved and reloads only
-// what did, so a 5,000-issue snapshot is decoded once per recompute rather
-// than once per request.
+// through a per-project cache of the decoded latest snapshot, the mirror's
+// issue heads and the orders built from them; a check compares, in one
+// round trip, the snapshot version and the mirror's change counter and
+// reloads only what moved, so a 5,000-issue snapshot is decoded once per
+// recompute rather than once per request. Fresh and Stale bound the
+// cache's age (zero: DefaultFresh, DefaultStale).
 type Service struct {
-	Pool     *store.Pool
-	Projects []store.Project
-	Log      *slog.Logger
+	Pool         *store.Pool
+	Projects     []store.Project
+	Log          *slog.Logger
+	Fresh, Stale time.Duration
 
 	mu    sync.Mutex
 	cache map[int64]*projectCache
@@ -80,26 +82,116 @@ type projectView struct {
 	Heads      []store.IssueHead
 	Head       map[int64]*store.IssueHead
 	Milestones []store.Milestone
+	orders     orders
 }
 
 type projectCache struct {
-	mu   sync.Mutex
-	view *projectView
+	mu         sync.Mutex
+	view       *projectView
+	checked    time.Time // when the versions were last compared
+	refreshing bool
 }
 
-// view returns the project's current view, reloading what moved.
-func (s *Service) view(ctx context.Context, p store.Project) (*projectView, error) {
+// Freshness bounds how old a cached view may be. Within Fresh a request
+// uses the cached view without touching the database; between Fresh and
+// Stale it still answers from the cache at once and one background check
+// brings the cache up to date (stale-while-revalidate); past Stale, or
+// after Invalidate, the request checks before answering. So a busy server
+// does one versions query per Fresh interval instead of one per request,
+// and a database hiccup does not reach read latency.
+const (
+	DefaultFresh = 250 * time.Millisecond
+	DefaultStale = 5 * time.Second
+)
+
+func (s *Service) cacheFor(id int64) *projectCache {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cache == nil {
 		s.cache = map[int64]*projectCache{}
 	}
-	pc := s.cache[p.ID]
+	pc := s.cache[id]
 	if pc == nil {
 		pc = &projectCache{}
-		s.cache[p.ID] = pc
+		s.cache[id] = pc
 	}
-	s.mu.Unlock()
+	return pc
+}
 
+// Invalidate makes the next read of a project check the database first;
+// write tools call it after changing the mirror, so a caller reads its own
+// writes.
+func (s *Service) Invalidate(projectID int64) {
+	pc := s.cacheFor(projectID)
+	pc.mu.Lock()
+	pc.checked = time.Time{}
+	pc.mu.Unlock()
+}
+
+func (s *Service) fresh() (time.Duration, time.Duration) {
+	fresh, stale := s.Fresh, s.Stale
+	if fresh == 0 {
+		fresh = DefaultFresh
+	}
+	if stale == 0 {
+		stale = DefaultStale
+	}
+	return fresh, stale
+}
+
+// view returns the project's current view.
+func (s *Service) view(ctx context.Context, p store.Project) (*projectView, error) {
+	pc := s.cacheFor(p.ID)
+	fresh, stale := s.fresh()
+	pc.mu.Lock()
+	cur, age := pc.view, time.Since(pc.checked)
+	switch {
+	case cur != nil && age < fresh:
+		pc.mu.Unlock()
+		return cur, nil
+	case cur != nil && age < stale:
+		if !pc.refreshing {
+			pc.refreshing = true
+			go func() {
+				bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				if _, err := s.refresh(bg, p, pc); err != nil {
+					s.Log.WarnContext(bg, "refresh tool cache", slog.String("project", p.FullName()), slog.Any("error", err))
+				}
+			}()
+		}
+		pc.mu.Unlock()
+		return cur, nil
+	}
+	pc.refreshing = true
+	pc.mu.Unlock()
+	return s.refresh(ctx, p, pc)
+}
+
+// refresh compares the versions and reloads what moved. The caller has set
+// pc.refreshing; refresh clears it.
+func (s *Service) refresh(ctx context.Context, p store.Project, pc *projectCache) (*projectView, error) {
+	checked := time.Now()
+	next, err := s.load(ctx, p, pc.current())
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.refreshing = false
+	if err != nil {
+		return nil, err
+	}
+	pc.view, pc.checked = next, checked
+	return next, nil
+}
+
+func (pc *projectCache) current() *projectView {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.view
+}
+
+// load builds the view at the current versions, reusing from cur what has
+// not moved.
+func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (*projectView, error) {
 	v, err := store.ProjectVersions(ctx, s.Pool, p.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read versions of %s: %w", p.FullName(), err)
@@ -107,9 +199,6 @@ func (s *Service) view(ctx context.Context, p store.Project) (*projectView, erro
 	if v.SnapshotVersion == 0 {
 		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first sync and recompute have not finished; retry in a minute", p.FullName())
 	}
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	cur := pc.view
 	if cur != nil && cur.Version == v.SnapshotVersion && cur.Counter == v.ChangeCounter {
 		return cur, nil
 	}
@@ -141,7 +230,7 @@ func (s *Service) view(ctx context.Context, p store.Project) (*projectView, erro
 			next.Head[next.Heads[i].Number] = &next.Heads[i]
 		}
 	}
-	pc.view = next
+	next.buildOrders()
 	return next, nil
 }
 
