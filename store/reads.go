@@ -158,7 +158,7 @@ type SearchHit struct {
 // against the issues' tsvector and returns the best hits and how many match.
 func SearchIssues(ctx context.Context, q DBTX, projectID int64, s SearchQuery) ([]SearchHit, int, error) {
 	const where = `project_id = $1 AND search @@ websearch_to_tsquery('english', $2)
-		AND ($3 = '' OR $3 = ANY(assignees))
+		AND ($3 = '' OR EXISTS (SELECT 1 FROM unnest(assignees) a WHERE lower(a) = lower($3)))
 		AND ($4 = '' OR EXISTS (SELECT 1 FROM unnest(labels) l WHERE lower(l) = lower($4)))
 		AND ($5::bigint[] IS NULL OR number = ANY($5))`
 	var numbers any
