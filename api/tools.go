@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -16,6 +18,7 @@ import (
 // to call one. *tools.Registry is one.
 type ToolRunner interface {
 	Tools() []tools.Tool
+	Lookup(name string) (tools.Tool, bool)
 	Call(ctx context.Context, c tools.Caller, name string, input json.RawMessage) (tools.Envelope, *tools.Error)
 }
 
@@ -62,11 +65,42 @@ func callTool(run ToolRunner) http.HandlerFunc {
 			writeError(w, CodeInvalidInput, "could not read body", "")
 			return
 		}
-		env, terr := run.Call(r.Context(), c, chi.URLParam(r, "name"), body)
+		name := chi.URLParam(r, "name")
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			if body, err = withIdempotencyKey(run, name, body, key); err != nil {
+				writeError(w, CodeInvalidInput, err.Error(), "Idempotency-Key")
+				return
+			}
+		}
+		env, terr := run.Call(r.Context(), c, name, body)
 		if terr != nil {
 			writeToolError(w, terr)
 			return
 		}
 		writeJSON(w, http.StatusOK, env)
 	}
+}
+
+// withIdempotencyKey puts the Idempotency-Key header into the input as
+// idempotencyKey, for the tools whose input has one (apply_changes); a key
+// in the body wins over the header. Other tools refuse the header rather
+// than ignore it.
+func withIdempotencyKey(run ToolRunner, name string, body []byte, key string) ([]byte, error) {
+	t, ok := run.Lookup(name)
+	if !ok {
+		return body, nil // the call answers NOT_FOUND
+	}
+	if !t.HasInput("idempotencyKey") {
+		return nil, fmt.Errorf("%s does not take an Idempotency-Key", name)
+	}
+	var in map[string]json.RawMessage
+	if len(bytes.TrimSpace(body)) == 0 {
+		in = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(body, &in); err != nil || in == nil {
+		return body, nil // the call reports the malformed input
+	}
+	if _, set := in["idempotencyKey"]; !set {
+		in["idempotencyKey"], _ = json.Marshal(key)
+	}
+	return json.Marshal(in)
 }

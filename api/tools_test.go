@@ -803,3 +803,28 @@ func TestToolListAndMCPSchemas(t *testing.T) {
 		t.Fatalf("transports differ:\nhttp %s\nmcp  %s", viaHTTP.String(), viaMCP.String())
 	}
 }
+
+func TestIdempotencyKeyHeader(t *testing.T) {
+	t.Parallel()
+	s := newToolStack(t, true)
+	post := func(tool, body, key string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/v1/tools/"+tool, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+writerSecret)
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// apply_changes takes the key (its handler lands with part two).
+	if status, body := post("apply_changes", `{"ops":[{"op":"close_issue","issue":1001}]}`, "k-1"); status != 501 || !strings.Contains(body, "NOT_IMPLEMENTED") {
+		t.Fatalf("apply_changes with a key = %d %s", status, body)
+	}
+	// A read does not: the header is refused, not ignored.
+	if status, body := post("query_project", `{"view":"focus"}`, "k-2"); status != 400 || !strings.Contains(body, `"field":"Idempotency-Key"`) {
+		t.Fatalf("query_project with a key = %d %s", status, body)
+	}
+}

@@ -100,8 +100,13 @@ type Tool struct {
 	// InputType and OutputType name the Go types the schemas describe.
 	InputType  string
 	OutputType string
+	inputs     map[string]bool // top-level input properties
 	call       func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error)
 }
+
+// HasInput reports whether the tool's input has a top-level property name,
+// so a transport knows where it may put, say, an Idempotency-Key header.
+func (t Tool) HasInput(name string) bool { return t.inputs[name] }
 
 // Scope is the scope a call of the tool needs.
 func (t Tool) Scope() string {
@@ -129,8 +134,19 @@ func Declare[In, Out any](name, description string, readOnly, destructive bool, 
 			panic(fmt.Sprintf("tools: %s: schema is not valid JSON", name))
 		}
 	}
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(inputSchema), &schema); err != nil || schema.Type != "object" {
+		panic(fmt.Sprintf("tools: %s: the input schema must be an object schema", name))
+	}
+	inputs := map[string]bool{}
+	for k := range schema.Properties {
+		inputs[k] = true
+	}
 	return Tool{
-		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive,
+		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive, inputs: inputs,
 		InputSchema: json.RawMessage(inputSchema), OutputSchema: json.RawMessage(outputSchema),
 		InputType: fmt.Sprintf("%T", *new(In)), OutputType: fmt.Sprintf("%T", *new(Out)),
 		call: func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
