@@ -374,24 +374,45 @@ func TestQueryProjectViews(t *testing.T) {
 	runCases(t, s, []toolCase{
 		// focus
 		{name: "focus", input: `{"view":"focus"}`, check: func(t *testing.T, o outcome) {
-			now, next, later := list(t, o.data, "now"), list(t, o.data, "next"), list(t, o.data, "later")
-			if len(now)+len(next)+len(later) == 0 {
-				t.Fatal("focus is empty on a seeded project")
+			now := get(t, o.data, "now")
+			if now == nil {
+				t.Fatal("no now item on a seeded project")
 			}
-			for _, it := range slices.Concat(now, next, later) {
+			next, later := list(t, o.data, "next"), list(t, o.data, "later")
+			if len(next) == 0 || len(next) > 3 {
+				t.Fatalf("next = %d items, want the scheduler's 1..3", len(next))
+			}
+			for _, it := range slices.Concat([]any{now}, next, later) {
 				if str(t, it, "rationale") == "" || str(t, it, "title") == "" || num(t, it, "issue") < 1 {
 					t.Fatalf("focus item lacks issue, title or rationale: %s", short(it))
 				}
 			}
-			if len(next) > 0 && !strings.Contains(o.instruction, fmt.Sprintf("#%d", int(num(t, next[0], "issue")))) {
-				t.Fatalf("instruction does not name the first next issue: %s", o.instruction)
+			if !strings.Contains(o.instruction, fmt.Sprintf("#%d", int(num(t, now, "issue")))) {
+				t.Fatalf("instruction does not name the now issue: %s", o.instruction)
 			}
 			if num(t, o.data, "snapshot.version") < 1 {
 				t.Fatal("no snapshot version")
 			}
 		}},
+		{name: "focus/person", input: `{"view":"focus","filters":{"assignee":"dev01"}}`, check: func(t *testing.T, o outcome) {
+			if str(t, o.data, "who") != "dev01" {
+				t.Fatalf("who = %v", get(t, o.data, "who"))
+			}
+			items := slices.Concat(list(t, o.data, "next"), list(t, o.data, "later"))
+			if now := get(t, o.data, "now"); now != nil {
+				items = append(items, now)
+			}
+			if len(items) == 0 {
+				t.Fatal("dev01 has nothing to do")
+			}
+			for _, it := range items {
+				if a, _ := it.(map[string]any)["assignee"].(string); a != "" && a != "dev01" {
+					t.Fatalf("dev01's focus holds %s's issue %v", a, get(t, it, "issue"))
+				}
+			}
+		}},
 		{name: "focus/limit-1", input: `{"view":"focus","filters":{"limit":1}}`, check: func(t *testing.T, o outcome) {
-			for _, k := range []string{"now", "next", "later"} {
+			for _, k := range []string{"next", "later"} {
 				if len(list(t, o.data, k)) > 1 {
 					t.Fatalf("%s has more than the limit", k)
 				}
@@ -406,11 +427,16 @@ func TestQueryProjectViews(t *testing.T) {
 			}
 		}},
 		{name: "focus/assignee-none", input: `{"view":"focus","filters":{"assignee":"nobody"}}`, check: func(t *testing.T, o outcome) {
-			if len(list(t, o.data, "now"))+len(list(t, o.data, "next"))+len(list(t, o.data, "later")) != 0 {
-				t.Fatal("unknown assignee matched issues")
+			if get(t, o.data, "now") != nil || len(list(t, o.data, "next"))+len(list(t, o.data, "later")) != 0 {
+				t.Fatal("unknown assignee has work")
 			}
-			if !strings.Contains(notes(o.data), "nothing is in progress matching assignee nobody") || !strings.Contains(o.instruction, "Nothing is open") {
+			if !strings.Contains(notes(o.data), "nobody has no open work") || !strings.Contains(o.instruction, "Nothing is open") {
 				t.Fatalf("empty result not said in words: %s / %s", notes(o.data), o.instruction)
+			}
+		}},
+		{name: "focus/label-none", input: `{"view":"focus","filters":{"label":"no-such-label"}}`, check: func(t *testing.T, o outcome) {
+			if get(t, o.data, "now") != nil || !strings.Contains(notes(o.data), "now: nothing to start or continue matching label no-such-label") {
+				t.Fatalf("filtered focus = %s", short(o.data))
 			}
 		}},
 		{name: "focus/ignored-filter", input: `{"view":"focus","filters":{"query":"x"}}`, check: func(t *testing.T, o outcome) {
@@ -524,8 +550,9 @@ func TestQueryProjectViews(t *testing.T) {
 			if str(t, ms[0], "band.p50") > str(t, ms[0], "band.p80") || str(t, ms[0], "due") > str(t, ms[1], "due") {
 				t.Fatalf("runway out of order: %s", short(ms))
 			}
-			if len(list(t, o.data, "capacity")) == 0 {
-				t.Fatal("no capacity")
+			capacity := list(t, o.data, "capacity")
+			if len(capacity) == 0 || num(t, capacity[0], "hoursPerWeek") <= 0 {
+				t.Fatalf("capacity = %s", short(capacity))
 			}
 		}},
 		{name: "runway/one", input: `{"view":"runway","filters":{"milestoneId":2}}`, check: func(t *testing.T, o outcome) {

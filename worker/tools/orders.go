@@ -20,15 +20,12 @@ type issueItem struct {
 	h        *store.IssueHead // nil when the mirror lost the issue
 	fc       *scheduler.IssueForecast
 	priority int
-	hard     bool
-	due      int64 // unix seconds of the milestone's due date; 1<<62 when none
 	closed   time.Time
 }
 
 // orders are the presorted lists of one projectView.
 type orders struct {
-	focusNow, focusNext, focusLater []*issueItem
-	board                           map[scheduler.State][]*issueItem
+	board map[scheduler.State][]*issueItem
 	// byMilestone lists each milestone's issues, open work driving the
 	// date first, done last.
 	byMilestone map[int64][]*issueItem
@@ -40,41 +37,18 @@ func (v *projectView) buildOrders() {
 	for i := range v.Data.Statuses {
 		st := &v.Data.Statuses[i]
 		it := &items[i]
-		*it = issueItem{st: st, h: v.Head[st.Number], fc: v.Forecast[st.Number], priority: scheduler.DefaultPriority, due: 1 << 62}
+		*it = issueItem{st: st, h: v.Head[st.Number], fc: v.Forecast[st.Number], priority: scheduler.DefaultPriority}
 		if h := it.h; h != nil {
-			_, it.priority, it.hard = scheduler.ParseLabels(h.Labels)
+			_, it.priority, _ = scheduler.ParseLabels(h.Labels)
 			if h.ClosedAt != nil {
 				it.closed = *h.ClosedAt
 			}
 			if h.Milestone != nil {
-				if m := v.Milestone[*h.Milestone]; m != nil {
-					it.hard = it.hard || m.Hard
-					if !m.Due.IsZero() {
-						it.due = m.Due.Unix()
-					}
-				}
 				o.byMilestone[*h.Milestone] = append(o.byMilestone[*h.Milestone], it)
 			}
 		}
 		o.board[st.State] = append(o.board[st.State], it)
-		switch {
-		case st.State == scheduler.Done:
-		case st.State == scheduler.Steeping || st.State == scheduler.InReview:
-			o.focusNow = append(o.focusNow, it)
-		case st.State == scheduler.Triage && !st.Blocked && st.Unschedulable == "" && !st.MissingEstimate:
-			o.focusNext = append(o.focusNext, it)
-		default:
-			o.focusLater = append(o.focusLater, it)
-		}
 	}
-	slices.SortFunc(o.focusNow, func(a, b *issueItem) int {
-		// In review first: it is the closest to done.
-		return cmp.Or(cmp.Compare(stateRank(b.st.State), stateRank(a.st.State)), focusOrder(a, b))
-	})
-	slices.SortFunc(o.focusNext, focusOrder)
-	slices.SortFunc(o.focusLater, func(a, b *issueItem) int {
-		return cmp.Or(cmp.Compare(laterRank(a.st), laterRank(b.st)), focusOrder(a, b))
-	})
 	for s, col := range o.board {
 		if s == scheduler.Done {
 			// The most recently finished first.

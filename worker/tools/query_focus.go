@@ -1,25 +1,22 @@
 package tools
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/commitea/commitea/scheduler"
 )
 
 // The focus view: what to work on now, next and later, each item with the
-// reasons behind its place. It ranks the snapshot's open issues itself
-// (the engine's scheduler.Focus is not in this tree yet), once per
-// snapshot (orders.go); the order is
-// deterministic: work in progress first, then ready work by priority, hard
-// deadlines, critical-chain frequency, due date and forecast, and last the
-// work that cannot start, each with why.
+// reasons behind its place. The ranking is the scheduler's (scheduler.Focus,
+// computed with the snapshot for the team and for each person); filters
+// narrow its lists (assignee picks that person's ranking) and the limit
+// cuts them.
 
 // FocusView is the focus payload.
 type FocusView struct {
-	Now   []FocusItem `json:"now"`
+	Who   string      `json:"who,omitempty"`
+	Now   *FocusItem  `json:"now"`
 	Next  []FocusItem `json:"next"`
 	Later []FocusItem `json:"later"`
 	Meta
@@ -30,60 +27,64 @@ type FocusItem struct {
 	Issue     int64  `json:"issue"`
 	Title     string `json:"title"`
 	Rationale string `json:"rationale"`
-	State     string `json:"state"`
+	State     string `json:"state,omitempty"`
 	Assignee  string `json:"assignee,omitempty"`
 	Finish    *Range `json:"finish,omitempty"`
 }
 
 func (q *query) focus() (Answer[any], error) {
-	o := q.v.orders
-	w := q.filterWords()
-	now, _ := Take(q.caps, o.focusNow, q.keep, "now", "now: nothing is in progress"+w)
-	next, _ := Take(q.caps, o.focusNext, q.keep, "next", "next: no issue is ready to start"+w+" (ready = triaged, estimated, unblocked)")
-	later, _ := Take(q.caps, o.focusLater, q.keep, "later", "later: nothing is waiting"+w)
-	out := FocusView{Now: q.focusItems(now), Next: q.focusItems(next), Later: q.focusItems(later)}
-	out.Meta = q.meta()
-	instr := "Report these in order; the rationale says why each is where it is."
+	who := q.f.Assignee
+	out := FocusView{Who: who, Next: []FocusItem{}, Later: []FocusItem{}}
+	res, ok := q.v.Data.Focus[who]
 	switch {
-	case len(out.Now) == 0 && len(out.Next) == 0 && len(out.Later) == 0:
-		instr = "Nothing is open" + w + "; say so, or widen the filters."
+	case q.v.Data.Focus == nil:
+		q.caps.Note("focus: this snapshot predates the scheduler's focus ranking; it appears after the next recompute")
+	case !ok:
+		q.caps.Note("focus: " + who + " has no open work in the latest snapshot")
+	}
+	// The assignee filter chose the ranking; the others narrow it.
+	rest := &query{v: q.v, f: q.f}
+	rest.f.Assignee = ""
+	keep := func(it scheduler.FocusItem) bool { return rest.matches(q.v.Status[it.Number], q.v.Head[it.Number]) }
+	w := q.filterWords()
+	if res.Now != nil && keep(*res.Now) {
+		item := q.focusItem(*res.Now)
+		out.Now = &item
+	} else if ok {
+		q.caps.Note("now: nothing to start or continue" + w)
+	}
+	next, _ := Take(q.caps, res.Next, keep, "next", "next: nothing else is ready to start"+w)
+	later, _ := Take(q.caps, res.Later, keep, "later", "later: nothing is waiting"+w)
+	for _, it := range next {
+		out.Next = append(out.Next, q.focusItem(it))
+	}
+	for _, it := range later {
+		out.Later = append(out.Later, q.focusItem(it))
+	}
+	out.Meta = q.meta()
+	var instr string
+	switch {
+	case out.Now != nil:
+		instr = fmt.Sprintf("Suggest #%d (%s) as the issue to work on now; the rationale says why, and view issue gives its details.", out.Now.Issue, out.Now.Title)
 	case len(out.Next) > 0:
-		instr = fmt.Sprintf("Suggest #%d (%s) as the next issue to start; use view issue for its details.", out.Next[0].Issue, out.Next[0].Title)
-	case len(out.Now) > 0:
-		instr = "Everything ready is in progress; help finish the now list before starting more."
+		instr = fmt.Sprintf("Suggest #%d (%s) next; the rationale says why.", out.Next[0].Issue, out.Next[0].Title)
+	case len(out.Later) > 0:
+		instr = "Nothing can start now: the later list says what blocks each issue; unblock, estimate or triage them."
 	default:
-		instr = "Nothing is ready to start; the later list says what blocks each issue: unblock, estimate or triage them."
+		instr = "Nothing is open" + w + "; say so, or widen the filters."
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
 }
 
-func stateRank(s scheduler.State) int {
-	return slices.Index([]scheduler.State{scheduler.Diagnosis, scheduler.Triage, scheduler.Steeping, scheduler.InReview, scheduler.Done}, s)
-}
-
-// laterRank puts what is closest to ready first: missing estimate, then
-// blocked, then diagnosis, then unschedulable.
-func laterRank(st *scheduler.IssueStatus) int {
-	switch {
-	case st.Unschedulable != "":
-		return 3
-	case st.State == scheduler.Diagnosis:
-		return 2
-	case st.Blocked:
-		return 1
+func (q *query) focusItem(it scheduler.FocusItem) FocusItem {
+	out := FocusItem{Issue: it.Number, Title: it.Title, Rationale: it.Rationale, Assignee: assigneeOf(q.v.Head[it.Number]), Finish: rangeOf(q.v.Forecast[it.Number])}
+	if st := q.v.Status[it.Number]; st != nil {
+		out.State = string(st.State)
 	}
-	return 0
-}
-
-func focusOrder(a, b *issueItem) int {
-	return cmp.Or(
-		cmp.Compare(a.priority, b.priority),
-		-cmp.Compare(boolInt(a.hard), boolInt(b.hard)),
-		-cmp.Compare(critical(a.fc), critical(b.fc)),
-		cmp.Compare(a.due, b.due),
-		cmp.Compare(p50Unix(a.fc), p50Unix(b.fc)),
-		cmp.Compare(a.st.Number, b.st.Number),
-	)
+	if out.Title == "" {
+		out.Title = q.v.title(it.Number)
+	}
+	return out
 }
 
 func boolInt(b bool) int {
@@ -98,74 +99,6 @@ func critical(f *scheduler.IssueForecast) float64 {
 		return 0
 	}
 	return f.CriticalFreq
-}
-
-func p50Unix(f *scheduler.IssueForecast) int64 {
-	if f == nil || f.P50.IsZero() {
-		return 1 << 62
-	}
-	return f.P50.Unix()
-}
-
-// focusItems renders only the items shown, so a 5,000-issue project pays
-// for twenty rationales, not five thousand.
-func (q *query) focusItems(cs []*issueItem) []FocusItem {
-	out := make([]FocusItem, len(cs))
-	for i, c := range cs {
-		out[i] = FocusItem{
-			Issue: c.st.Number, Title: q.v.title(c.st.Number), State: string(c.st.State),
-			Assignee: assigneeOf(c.h), Finish: rangeOf(c.fc), Rationale: q.rationale(c),
-		}
-	}
-	return out
-}
-
-// rationale says, from the snapshot's data only, why an issue sits where
-// it does.
-func (q *query) rationale(c *issueItem) string {
-	var parts []string
-	st := c.st
-	switch st.State {
-	case scheduler.InReview:
-		parts = append(parts, "in review")
-	case scheduler.Steeping:
-		parts = append(parts, "in progress")
-	case scheduler.Diagnosis:
-		parts = append(parts, "still in diagnosis")
-	}
-	if st.Unschedulable != "" {
-		parts = append(parts, "cannot be scheduled: "+strings.ReplaceAll(st.Unschedulable, "_", " "))
-	}
-	if st.Blocked {
-		parts = append(parts, "blocked by "+issueList(st.BlockedBy))
-	}
-	if st.MissingEstimate {
-		parts = append(parts, "needs an est/* estimate")
-	}
-	if st.Stale {
-		parts = append(parts, "stale: no recent activity")
-	}
-	parts = append(parts, fmt.Sprintf("priority p/%d", c.priority))
-	if c.h != nil && c.h.Milestone != nil {
-		m := q.v.Milestone[*c.h.Milestone]
-		if m != nil {
-			s := "milestone " + m.Title
-			if !m.Due.IsZero() {
-				s += " due " + day(m.Due)
-				if m.Hard {
-					s += " (hard)"
-				}
-			}
-			parts = append(parts, s)
-		}
-	}
-	if c.fc != nil && c.fc.CriticalFreq >= 0.05 {
-		parts = append(parts, fmt.Sprintf("on its milestone's critical chain in %.0f%% of trials", c.fc.CriticalFreq*100))
-	}
-	if c.h != nil && len(c.h.Assignees) == 0 && st.State != scheduler.Diagnosis {
-		parts = append(parts, "unassigned")
-	}
-	return strings.Join(parts, "; ")
 }
 
 func issueList(ns []int64) string {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/commitea/commitea/scheduler"
 )
 
 // The runway view: every milestone's p50/p80 band against its due date,
-// with the slack, and the capacity each person has committed. It reads the
-// snapshot's forecast directly (the engine's scheduler.Runway is not in
-// this tree yet).
+// with the slack, and each person's weekly capacity against their
+// forecast load: scheduler.Runway, computed with the snapshot (a snapshot
+// older than that field is read from its forecast, without capacity).
 
 // RunwayView is the runway payload.
 type RunwayView struct {
@@ -32,23 +34,30 @@ type RunwayMilestone struct {
 	AtRisk    bool    `json:"atRisk"`
 }
 
-// Capacity is one person's scheduled load.
+// Capacity is one person's weekly capacity and scheduled load; LoadWeeks
+// is the load over the capacity.
 type Capacity struct {
-	Login    string  `json:"login"`
-	Hours    float64 `json:"hours"`
-	Issues   int     `json:"issues"`
-	FreeFrom string  `json:"freeFromP50,omitempty"`
+	Login        string  `json:"login"`
+	HoursPerWeek float64 `json:"hoursPerWeek,omitempty"`
+	LoadHours    float64 `json:"loadHours"`
+	LoadWeeks    float64 `json:"loadWeeks,omitempty"`
+	Issues       int     `json:"issues"`
+	FreeFrom     string  `json:"freeFromP50,omitempty"`
 }
 
 func (q *query) runway() (Answer[any], error) {
+	rw := q.v.Data.Runway
+	if rw == nil {
+		rw = runwayFromForecast(q.v.Data.Forecast)
+	}
 	var ms []RunwayMilestone
-	for _, m := range q.v.Data.Forecast.Milestones {
+	for _, m := range rw.Milestones {
 		if q.f.MilestoneID != nil && m.ID != *q.f.MilestoneID {
 			continue
 		}
-		r := RunwayMilestone{ID: m.ID, Title: m.Title, Due: day(m.Due), Hard: m.Hard, Open: m.Open,
-			Band: Range{P50: day(m.P50), P80: day(m.P80)}, SlackDays: round1(m.SlackDays), PDue: round2(m.PDue)}
-		r.AtRisk = !m.Due.IsZero() && m.SlackDays < 0
+		r := RunwayMilestone{ID: m.ID, Title: m.Milestone, Due: day(m.Due), Hard: m.Hard, Open: m.Open,
+			Band: Range{P50: day(m.Band.P50), P80: day(m.Band.P80)}, SlackDays: round1(m.Slack), PDue: round2(m.PDue)}
+		r.AtRisk = !m.Due.IsZero() && m.Slack < 0
 		ms = append(ms, r)
 	}
 	if q.f.MilestoneID != nil && len(ms) == 0 {
@@ -59,11 +68,12 @@ func (q *query) runway() (Answer[any], error) {
 		return cmp.Or(cmp.Compare(boolInt(a.Due == ""), boolInt(b.Due == "")), strings.Compare(a.Due, b.Due), cmp.Compare(a.ID, b.ID))
 	})
 	var capacity []Capacity
-	for _, l := range q.v.Data.Forecast.Load {
-		if q.f.Assignee != "" && !strings.EqualFold(l.Login, q.f.Assignee) {
+	for _, c := range rw.Capacity {
+		if q.f.Assignee != "" && !strings.EqualFold(c.Login, q.f.Assignee) {
 			continue
 		}
-		capacity = append(capacity, Capacity{Login: l.Login, Hours: round1(l.Hours), Issues: l.Issues, FreeFrom: day(l.FreeFromP50)})
+		capacity = append(capacity, Capacity{Login: c.Login, HoursPerWeek: round1(c.HoursPerWeek), LoadHours: round1(c.LoadHours),
+			LoadWeeks: c.LoadWeeks, Issues: c.Issues, FreeFrom: day(c.FreeFromP50)})
 	}
 	out := RunwayView{
 		Milestones: List(q.caps, ms, "milestones", "milestones: the project has no open milestone with a forecast"),
@@ -93,4 +103,18 @@ func copysignHalf(x float64) float64 {
 		return -0.5
 	}
 	return 0.5
+}
+
+// runwayFromForecast reads a runway out of an older snapshot's forecast;
+// capacity per week is unknown there.
+func runwayFromForecast(f scheduler.Forecast) *scheduler.RunwayResult {
+	r := &scheduler.RunwayResult{}
+	for _, m := range f.Milestones {
+		r.Milestones = append(r.Milestones, scheduler.RunwayMilestone{ID: m.ID, Milestone: m.Title, Due: m.Due, Hard: m.Hard, Open: m.Open,
+			Band: scheduler.RunwayBand{P50: m.P50, P80: m.P80}, PDue: m.PDue, Slack: m.SlackDays})
+	}
+	for _, l := range f.Load {
+		r.Capacity = append(r.Capacity, scheduler.RunwayCapacity{Login: l.Login, LoadHours: l.Hours, Issues: l.Issues, FreeFromP50: l.FreeFromP50})
+	}
+	return r
 }
