@@ -42,8 +42,12 @@ func mcpHandler(run ToolRunner, version string, log *slog.Logger, keep func(tool
 			},
 		}, mcpToolHandler(run, t.Name))
 	}
+	// The SDK's DNS-rebinding guard refuses loopback connections whose Host
+	// is not loopback, which is every request a reverse proxy on the same
+	// machine forwards. Rebinding attacks ride on ambient credentials; every
+	// request here must carry a bearer token, so the guard is off.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, DisableLocalhostProtection: true})
 }
 
 func mcpToolHandler(run ToolRunner, name string) mcp.ToolHandler {

@@ -855,3 +855,26 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		t.Fatalf("query_project with a key = %d %s", status, body)
 	}
 }
+
+// TestMCPBehindAReverseProxy: a proxy on the same machine forwards with the
+// public Host header over loopback; the bearer token, not the Host, guards
+// the endpoint.
+func TestMCPBehindAReverseProxy(t *testing.T) {
+	t.Parallel()
+	s := newToolStack(t, true)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"proxy-test","version":"1"}}}`
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/mcp", strings.NewReader(body))
+	req.Host = "commitea.example.com"
+	req.Header.Set("Authorization", "Bearer "+readerSecret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"serverInfo"`) {
+		t.Fatalf("initialize through a proxy = %d %s", resp.StatusCode, b)
+	}
+}

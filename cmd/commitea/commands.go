@@ -145,6 +145,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		<-ctx.Done()
 		return nil
 	}
+	if len(cfg.Tokens) == 0 {
+		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
+	}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
