@@ -304,7 +304,11 @@ func drift(in Input, date func(time.Time) string, now Baseline, status map[int64
 			P50Before: date(before.P50), P50After: date(cur.P50), P80Before: date(before.P80), P80After: date(cur.P80),
 			P50Days: d50, P80Days: d80,
 		}
-		d.Causes = causes(in, before, cur, status, advanced, elapsed, d50 > 0 || d80 > 0)
+		move := d50
+		if math.Abs(d80) > math.Abs(move) {
+			move = d80
+		}
+		d.Causes = causes(in, before, cur, status, advanced, elapsed, move)
 		out = append(out, d)
 	}
 	if out == nil {
@@ -314,7 +318,8 @@ func drift(in Input, date func(time.Time) string, now Baseline, status map[int64
 }
 
 func causes(in Input, before, cur BaselineMilestone, status map[int64]*scheduler.IssueStatus,
-	advanced map[int64]bool, elapsed float64, later bool) []Cause {
+	advanced map[int64]bool, elapsed, move float64) []Cause {
+	later := move > 0
 	was := make(map[int64]scheduler.Size, len(before.Open))
 	for _, b := range before.Open {
 		was[b.N] = b.S
@@ -378,7 +383,11 @@ func causes(in Input, before, cur BaselineMilestone, status map[int64]*scheduler
 	if len(done) > 0 {
 		out = append(out, Cause{Kind: CauseProgress, Issues: capList(done)})
 	}
-	if len(out) == 0 {
+	// Nothing of the milestone's own changed and the move is more than
+	// time alone explains: the work it shares people or dependencies with
+	// moved it.
+	own := len(added) > 0 || len(removed) > 0 || len(re) > 0 || len(done) > 0
+	if !own && (len(out) == 0 || math.Abs(move) > elapsed+1) {
 		out = append(out, Cause{Kind: CauseElsewhere})
 	}
 	return out

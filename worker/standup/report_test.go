@@ -114,12 +114,21 @@ func TestBuildNoProgress(t *testing.T) {
 	in.Transitions = nil
 	in.Snapshot.Statuses[0].State = scheduler.Triage // #10 not done
 	in.Issues[0].Milestone = 0
+	in.Snapshot.Forecast.Milestones[0].P50 = at(11) // Friday to Saturday: 1 working day
+	in.Snapshot.Forecast.Milestones[0].P80 = at(16) // Tuesday to Thursday: 2
 	r := Build(in)
 	if len(r.Drift) != 1 || !slices.Equal(kinds(r.Drift[0].Causes), []string{CauseNoProgress}) {
 		t.Fatalf("drift = %+v", r.Drift)
 	}
 	if got := r.Drift[0].Causes[0].WorkingDays; got != 1 {
 		t.Errorf("working days passed = %v, want 1", got)
+	}
+	// A move much larger than the time that passed, with nothing of the
+	// milestone's own changed, is put down to shared work as well.
+	in.Snapshot.Forecast.Milestones[0].P80 = at(21)
+	r = Build(in)
+	if len(r.Drift) != 1 || !slices.Equal(kinds(r.Drift[0].Causes), []string{CauseNoProgress, CauseElsewhere}) {
+		t.Fatalf("drift = %+v", r.Drift)
 	}
 }
 

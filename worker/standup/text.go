@@ -171,7 +171,7 @@ func Template(r Report) string {
 		if who == "" {
 			who = "unassigned"
 		}
-		fmt.Fprintf(&b, "- #%d %s (%s, %s): idle %s working days, blocks %s", s.Number, s.Title, who, s.State, num(s.IdleDays), refs(s.Blocks))
+		fmt.Fprintf(&b, "- #%d %s (%s, %s): idle %s, blocks %s", s.Number, s.Title, who, s.State, workingDays(s.IdleDays), refs(s.Blocks))
 		if extra := s.BlocksCount - len(s.Blocks); extra > 0 {
 			fmt.Fprintf(&b, " and %d more", extra)
 		}
@@ -204,11 +204,11 @@ func causeText(c Cause) string {
 		return fmt.Sprintf("calibration changed: multiplier %s -> %s, spread %s -> %s",
 			num(c.MultiplierBefore), num(c.MultiplierAfter), num(c.SigmaBefore), num(c.SigmaAfter))
 	case CauseNoProgress:
-		return fmt.Sprintf("no progress: %s working days passed and no issue of the milestone moved forward", num(c.WorkingDays))
+		return fmt.Sprintf("no progress: %s passed and no issue of the milestone moved forward", workingDays(c.WorkingDays))
 	case CauseProgress:
 		return fmt.Sprintf("progress: %s done", refs(c.Issues))
 	case CauseElsewhere:
-		return "nothing in the milestone changed: the move comes from work it shares people or dependencies with"
+		return "work it shares people or dependencies with moved it (its own scope and estimates did not change)"
 	}
 	return c.Kind
 }
@@ -231,5 +231,15 @@ func signed(x float64) string {
 }
 
 func signedDays(x float64) string {
+	if x == 1 || x == -1 {
+		return signed(x) + " working day"
+	}
 	return signed(x) + " working days"
+}
+
+func workingDays(x float64) string {
+	if x == 1 {
+		return "1 working day"
+	}
+	return num(x) + " working days"
 }
