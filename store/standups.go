@@ -173,12 +173,14 @@ type StandupIssue struct {
 	LastActivityAt time.Time
 }
 
-// StandupIssues loads the issues (not pull requests) of a project with only
-// the columns a standup reads, so that it does not pull bodies, comments
-// and timelines of a large project.
-func StandupIssues(ctx context.Context, q DBTX, projectID int64) ([]StandupIssue, error) {
+// StandupIssues loads the open issues (not pull requests) of a project,
+// and the closed ones listed in also, with only the columns a standup
+// reads, so that it does not pull bodies, comments and timelines, nor the
+// long tail of closed issues, of a large project.
+func StandupIssues(ctx context.Context, q DBTX, projectID int64, also []int64) ([]StandupIssue, error) {
 	rows, err := q.Query(ctx, `SELECT number, title, state, milestone_id, assignees, last_activity_at
-		FROM issues WHERE project_id = $1 AND NOT is_pull ORDER BY number`, projectID)
+		FROM issues WHERE project_id = $1 AND NOT is_pull AND (state = 'open' OR number = ANY($2))
+		ORDER BY number`, projectID, also)
 	if err != nil {
 		return nil, fmt.Errorf("standup issues of project %d: %w", projectID, err)
 	}
@@ -210,6 +212,100 @@ func TransitionsSince(ctx context.Context, q DBTX, projectID int64, since time.T
 			return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
 		}
 		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// The snapshot readers below pull from a stored snapshot only what a
+// standup reads, converting JSON to rows inside Postgres: decoding a large
+// project's whole snapshot (megabytes, most of it provenance) in Go takes
+// several times longer. They read the field names the recompute job
+// encodes (worker.SnapshotData and the scheduler types in it).
+
+// SnapshotHead is a snapshot's version, time, calibration and milestone
+// forecasts, as JSON.
+type SnapshotHead struct {
+	Version     int64
+	ComputedAt  time.Time
+	Calibration json.RawMessage
+	Milestones  json.RawMessage
+}
+
+// LatestSnapshotHead returns the head of a project's newest snapshot, or
+// ErrNotFound.
+func LatestSnapshotHead(ctx context.Context, q DBTX, projectID int64) (SnapshotHead, error) {
+	var h SnapshotHead
+	err := q.QueryRow(ctx, `SELECT version, (data->>'computedAt')::timestamptz, data->'calibration',
+		coalesce(data->'forecast'->'milestones', '[]')
+		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
+		Scan(&h.Version, &h.ComputedAt, &h.Calibration, &h.Milestones)
+	if noRows(err) {
+		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, err)
+	}
+	return h, nil
+}
+
+// SnapshotStatus is one issue's lifecycle status in a snapshot, without
+// its provenance.
+type SnapshotStatus struct {
+	Number    int64
+	State     string
+	Discarded bool
+	Estimate  string
+	Blocked   bool
+	BlockedBy []int64
+	Stale     bool
+}
+
+// SnapshotStatuses reads the statuses of one snapshot version.
+func SnapshotStatuses(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotStatus, error) {
+	rows, err := q.Query(ctx, `SELECT x.number, x.state, coalesce(x.discarded, false), coalesce(x.estimate, ''),
+		coalesce(x.blocked, false), coalesce(x."blockedBy", '{}'), coalesce(x.stale, false)
+		FROM snapshots s, jsonb_to_recordset(s.data->'statuses')
+			AS x(number bigint, state text, discarded bool, estimate text, blocked bool, "blockedBy" bigint[], stale bool)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
+	if err != nil {
+		return nil, fmt.Errorf("statuses of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	defer rows.Close()
+	var out []SnapshotStatus
+	for rows.Next() {
+		var s SnapshotStatus
+		if err := rows.Scan(&s.Number, &s.State, &s.Discarded, &s.Estimate, &s.Blocked, &s.BlockedBy, &s.Stale); err != nil {
+			return nil, fmt.Errorf("statuses of snapshot %d of project %d: %w", version, projectID, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SnapshotIssueForecast is one open issue's median finish and the person
+// the schedule gave it to most often.
+type SnapshotIssueForecast struct {
+	Number   int64
+	P50      time.Time
+	Assignee string
+}
+
+// SnapshotIssueForecasts reads the issue forecasts of one snapshot version.
+func SnapshotIssueForecasts(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotIssueForecast, error) {
+	rows, err := q.Query(ctx, `SELECT x.number, x.p50, coalesce(x.assignee, '')
+		FROM snapshots s, jsonb_to_recordset(s.data->'forecast'->'issues') AS x(number bigint, p50 timestamptz, assignee text)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
+	if err != nil {
+		return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	defer rows.Close()
+	var out []SnapshotIssueForecast
+	for rows.Next() {
+		var f SnapshotIssueForecast
+		if err := rows.Scan(&f.Number, &f.P50, &f.Assignee); err != nil {
+			return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
+		}
+		out = append(out, f)
 	}
 	return out, rows.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -95,8 +96,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	now := s.now()
 	var (
 		project store.Project
-		snap    store.Snapshot
-		issues  []store.StandupIssue
+		head    store.SnapshotHead
 		prev    *standup.Baseline
 		ts      []store.Transition
 	)
@@ -105,10 +105,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
 			return err
 		}
-		if snap, err = store.LatestSnapshot(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if issues, err = store.StandupIssues(ctx, tx, projectID); err != nil {
+		if head, err = store.LatestSnapshotHead(ctx, tx, projectID); err != nil {
 			return err
 		}
 		before, err := store.StandupBefore(ctx, tx, projectID, day)
@@ -137,15 +134,46 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	if err != nil {
 		return Generated{}, fmt.Errorf("load standup inputs of project %d: %w", projectID, err)
 	}
-	var data SnapshotData
-	if err := json.Unmarshal(snap.Data, &data); err != nil {
-		return Generated{}, fmt.Errorf("decode snapshot %d of %s: %w", snap.Version, project.FullName(), err)
+	snap := standup.Snapshot{Version: head.Version, ComputedAt: head.ComputedAt}
+	if err := json.Unmarshal(head.Calibration, &snap.Calibration); err != nil {
+		return Generated{}, fmt.Errorf("decode calibration of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
+	if err := json.Unmarshal(head.Milestones, &snap.Forecast.Milestones); err != nil {
+		return Generated{}, fmt.Errorf("decode milestones of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
+	// The per-issue parts are the bulk of a large project: read them side
+	// by side. Snapshot versions never change, so the three reads agree.
+	var (
+		statuses  []store.SnapshotStatus
+		forecasts []store.SnapshotIssueForecast
+		issues    []store.StandupIssue
+		errs      [3]error
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() { statuses, errs[0] = store.SnapshotStatuses(ctx, s.Pool, projectID, head.Version) })
+	wg.Go(func() { forecasts, errs[1] = store.SnapshotIssueForecasts(ctx, s.Pool, projectID, head.Version) })
+	// Closed issues matter only when they moved since the last standup.
+	moved := make([]int64, 0, len(ts))
+	for _, t := range ts {
+		moved = append(moved, t.Issue)
+	}
+	wg.Go(func() { issues, errs[2] = store.StandupIssues(ctx, s.Pool, projectID, moved) })
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return Generated{}, fmt.Errorf("load standup inputs of %s: %w", project.FullName(), err)
+	}
+	snap.Statuses = make([]scheduler.IssueStatus, len(statuses))
+	for i, st := range statuses {
+		snap.Statuses[i] = scheduler.IssueStatus{Number: st.Number, State: scheduler.State(st.State), Discarded: st.Discarded,
+			Estimate: scheduler.Size(st.Estimate), Blocked: st.Blocked, BlockedBy: st.BlockedBy, Stale: st.Stale}
+	}
+	snap.Forecast.Issues = make([]scheduler.IssueForecast, len(forecasts))
+	for i, f := range forecasts {
+		snap.Forecast.Issues[i] = scheduler.IssueForecast{Number: f.Number, P50: f.P50, Assignee: f.Assignee}
 	}
 	in := standup.Input{
 		Project: project.FullName(), Day: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, s.loc()),
-		Location: s.loc(), Calendar: s.Calendar, Now: now, Previous: prev,
-		Snapshot: standup.Snapshot{Version: snap.Version, ComputedAt: data.ComputedAt, Statuses: data.Statuses,
-			Calibration: data.Calibration, Forecast: data.Forecast},
+		Location: s.loc(), Calendar: s.Calendar, Now: now, Previous: prev, Snapshot: snap,
 		Issues:      make([]standup.Issue, 0, len(issues)),
 		Transitions: make([]standup.Transition, 0, len(ts)),
 	}
@@ -164,7 +192,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	}
 	r := standup.Build(in)
 	text, source := standup.Text(ctx, r, s.loc(), s.Phraser, s.Log)
-	return Generated{Report: r, Text: text, Source: source, SnapshotVersion: snap.Version}, nil
+	return Generated{Report: r, Text: text, Source: source, SnapshotVersion: head.Version}, nil
 }
 
 // StandupSinks says where a project's standups go.

@@ -295,7 +295,7 @@ type inventingPhraser struct{ calls int }
 
 func (p *inventingPhraser) Phrase(_ context.Context, req standup.PhraseRequest) (string, error) {
 	p.calls++
-	return req.Template + "\nEverything ships on 2031-03-14.", nil
+	return req.Draft + "\nEverything ships on 2031-03-14.", nil
 }
 
 func TestStandupProseInventingADateIsReplaced(t *testing.T) {

@@ -188,7 +188,7 @@ type BaselineIssue struct {
 // Caps on the lists of a report, so that a large project's standup stays
 // readable and its prompt small.
 const (
-	maxItems         = 8
+	maxItems         = 5
 	maxNext          = 3
 	maxStaleBlockers = 15
 	maxBlocks        = 8

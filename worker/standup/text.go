@@ -2,7 +2,6 @@ package standup
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -19,13 +18,18 @@ type Phraser interface {
 	Phrase(ctx context.Context, req PhraseRequest) (string, error)
 }
 
-// PhraseRequest is one phrasing task: instructions, the facts as compact
-// JSON, and the deterministic template as an example of what to say.
+// PhraseRequest is one phrasing task: instructions and the deterministic
+// template, which the model rewrites. The template holds every fact of the
+// report in readable form, so the facts are not sent a second time as
+// JSON: a 4B local model's context is small.
 type PhraseRequest struct {
 	Instructions string
-	Facts        string
-	Template     string
+	Draft        string
 }
+
+// Tokens estimates the request's size in tokens (about 4 bytes a token for
+// English text), for budgets and logs.
+func (r PhraseRequest) Tokens() int { return (len(r.Instructions) + len(r.Draft) + 3) / 4 }
 
 // Text sources.
 const (
@@ -34,22 +38,18 @@ const (
 )
 
 // phraseInstructions tell the model what it may and may not do.
-const phraseInstructions = `Rewrite this daily standup as a short, friendly message for the team.
-Use only the facts given. Do not add, compute or round any number or date: copy them exactly as they appear.
+const phraseInstructions = `Rewrite the daily standup below as a short, friendly message for the team.
+Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written.
 Keep issue numbers as #N. Mention every milestone that drifted and its causes, each person's plan, and the stale blockers.
 Answer with the message text only.`
 
-// Prompt returns the phrasing request for a report: the facts leave out the
-// baseline, which is bookkeeping for the next standup.
-func Prompt(r Report, loc *time.Location) (PhraseRequest, error) {
-	facts, err := json.Marshal(factsOf(r))
-	if err != nil {
-		return PhraseRequest{}, fmt.Errorf("encode standup facts: %w", err)
-	}
-	return PhraseRequest{Instructions: phraseInstructions, Facts: string(facts), Template: Template(r)}, nil
+// Prompt returns the phrasing request for a report.
+func Prompt(r Report) PhraseRequest {
+	return PhraseRequest{Instructions: phraseInstructions, Draft: Template(r)}
 }
 
-// factsOf is the report without its baseline.
+// factsOf is the report without its baseline, which is bookkeeping for the
+// next standup and not something prose may cite.
 func factsOf(r Report) any {
 	r.Baseline = Baseline{}
 	type shown struct {
@@ -78,12 +78,7 @@ func Text(ctx context.Context, r Report, loc *time.Location, p Phraser, log *slo
 	if p == nil {
 		return tmpl, SourceTemplate
 	}
-	req, err := Prompt(r, loc)
-	if err != nil {
-		log.WarnContext(ctx, "standup prompt", slog.Any("error", err))
-		return tmpl, SourceTemplate
-	}
-	out, err := p.Phrase(ctx, req)
+	out, err := p.Phrase(ctx, PhraseRequest{Instructions: phraseInstructions, Draft: tmpl})
 	if err != nil {
 		log.WarnContext(ctx, "standup phrasing failed, using the template", slog.String("project", r.Project), slog.Any("error", err))
 		return tmpl, SourceTemplate
