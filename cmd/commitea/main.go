@@ -87,6 +87,7 @@ func (m *Main) commands() []command {
 		{"sync", "import or repair the mirror of projects from Gitea", m.runSync},
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
+		{"usage", "print language-model usage and today's budgets", m.runUsage},
 		{"version", "print version and build information", m.runVersion},
 		{"help", "show help for commitea or one command", m.runHelp},
 	}
