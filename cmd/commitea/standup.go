@@ -15,6 +15,7 @@ import (
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/standup"
 )
 
@@ -215,14 +216,23 @@ func standupSinks(c Config, gc standup.Commenter) worker.StandupSinks {
 	}
 }
 
-// newStandups builds the standup service. The small model is not wired
-// yet: standups use the template until a Phraser is set.
+// newStandups builds the standup service. With a small model configured
+// it phrases the standup (checked, the template otherwise); without one
+// the template is the standup.
 func (m *Main) newStandups(cfg Config, pool *store.Pool) (*worker.Standups, error) {
 	sched, err := cfg.StandupSchedule()
 	if err != nil {
 		return nil, err
 	}
-	return &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar}, nil
+	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar}
+	if cfg.Models.Small.Model != "" {
+		router, err := m.modelRouter(cfg, pool)
+		if err != nil {
+			return nil, err
+		}
+		s.Phraser = standup.ModelPhraser{Model: router.For(models.Small)}
+	}
+	return s, nil
 }
 
 // standupJobs registers the standup workers with serve's River workers.
