@@ -25,8 +25,9 @@ type StandupDeliveryArgs struct {
 // Kind names the job in River.
 func (StandupDeliveryArgs) Kind() string { return "standup_delivery" }
 
-// standupDeliveryAttempts bounds the retries: with the default backoff they
-// span about a working day, after which that day's standup is stale.
+// standupDeliveryAttempts bounds the retries: with the default backoff
+// (30 s doubling to at most 1 h) they span about six hours, after which
+// that day's standup is stale.
 const standupDeliveryAttempts = 12
 
 // InsertOpts keep one unfinished delivery job per project, day and sink.
@@ -104,7 +105,11 @@ func (w *StandupDeliveryWorker) Work(ctx context.Context, job *river.Job[Standup
 	if err != nil {
 		return err
 	}
-	msg := standup.Message{Project: project.FullName(), Day: a.Day, Text: st.Text, Report: st.Content,
+	report, err := standup.PublicReport(st.Content)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	msg := standup.Message{Project: project.FullName(), Day: a.Day, Text: st.Text, Report: report,
 		Key: standup.MessageKey(a.ProjectID, a.Day, a.Sink)}
 	if err := sink.Deliver(ctx, msg); err != nil {
 		if rerr := store.RecordStandupFailure(context.WithoutCancel(ctx), w.Pool, a.ProjectID, day, a.Sink, err.Error()); rerr != nil {

@@ -205,6 +205,10 @@ func TestStandupDeliveredOnceWhenTheJobRunsTwice(t *testing.T) {
 	if err := json.Unmarshal(f.webhook.Received()[0].Body, &m); err != nil || m.Text != st.Text {
 		t.Errorf("webhook got %q (%v), stored %q", m.Text, err, st.Text)
 	}
+	var report standup.Report
+	if err := json.Unmarshal(m.Report, &report); err != nil || report.Day != standupDay || report.Baseline.SnapshotVersion != 0 {
+		t.Errorf("webhook report: day %q, baseline %+v (%v); want the day and no baseline", report.Day, report.Baseline, err)
+	}
 	if !strings.HasPrefix(st.Text, "Standup for acme/app, Tuesday 2026-12-01") {
 		t.Errorf("text = %q", st.Text)
 	}

@@ -40,6 +40,22 @@ type Message struct {
 	Key string `json:"key"`
 }
 
+// PublicReport is a stored standup's content as sinks get it: without the
+// baseline, which is bookkeeping for the next standup and, for a large
+// project, most of the bytes.
+func PublicReport(content json.RawMessage) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(content, &fields); err != nil {
+		return nil, fmt.Errorf("decode standup content: %w", err)
+	}
+	delete(fields, "baseline")
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return nil, fmt.Errorf("encode standup content: %w", err)
+	}
+	return out, nil
+}
+
 // Sink delivers standups to one destination.
 type Sink interface {
 	// Name identifies the sink in bookkeeping: webhook, slack, matrix,
