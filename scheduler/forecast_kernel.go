@@ -58,7 +58,10 @@ func (p *plan) newBlockState() *blockState {
 // runBlock schedules trials t0 .. t0+blockTrials-1 into s (callers use
 // the first nb; fixed-size loops are cheaper than the bounds checks of
 // variable ones).
-func (p *plan) runBlock(t0 int, s *blockState) {
+//
+// When hist is not nil the whole block counts: each item's finishes go into
+// its histogram (grids) while they are still in cache.
+func (p *plan) runBlock(t0 int, s *blockState, hist []uint32, grids []issueGrid) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
@@ -157,6 +160,13 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 				gfin[t], glast[t] = f, int32(pos)
 			}
 		}
+		if hist != nil {
+			h := (*[histBuckets]uint32)(hist[pos*histBuckets : (pos+1)*histBuckets])
+			g := grids[pos]
+			for _, f := range fin {
+				h[uint8(g.bucket(f))]++
+			}
+		}
 		if p.trace {
 			// Tests only: replay the lane to record where each item started.
 			for t := range B {
@@ -191,21 +201,19 @@ type workerAcc struct {
 	crit []uint32 // per item: trials on its group's critical chain
 }
 
-// accumulate adds a scheduled block to acc and to the per-trial series.
-func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) {
+// histogram counts the first nb trials of a block into the issues'
+// histograms (full blocks are counted by runBlock itself).
+func (p *plan) histogram(nb int, s *blockState, acc *workerAcc, grids []issueGrid) {
 	for pos := range p.items {
 		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
-		g := grids[pos]
-		if nb == blockTrials {
-			for _, f := range &s.fin[pos] {
-				h[uint8(g.bucket(f))]++
-			}
-		} else {
-			for _, f := range s.fin[pos][:nb] {
-				h[uint8(g.bucket(f))]++
-			}
+		for _, f := range s.fin[pos][:nb] {
+			h[uint8(grids[pos].bucket(f))]++
 		}
 	}
+}
+
+// accumulate adds a scheduled block to acc and to the per-trial series.
+func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, groupFin, personHours, personFree [][]float64) {
 	// Critical chains: from each group's last item, follow the binding
 	// predecessors back; an item counts when the chain is its own group's.
 	// A chain is a path (predecessors come earlier in the list), so nothing
@@ -266,8 +274,13 @@ func (p *plan) run() Forecast {
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
-				p.runBlock(t0, s)
-				p.accumulate(t0, nb, s, acc, grids, groupFin, personHours, personFree)
+				if nb == blockTrials {
+					p.runBlock(t0, s, acc.hist, grids)
+				} else {
+					p.runBlock(t0, s, nil, nil)
+					p.histogram(nb, s, acc, grids)
+				}
+				p.accumulate(t0, nb, s, acc, groupFin, personHours, personFree)
 			}
 		})
 	}
@@ -315,7 +328,7 @@ func (p *plan) pilot() []issueGrid {
 					break
 				}
 				nb := min(B, trials-b*B)
-				p.runBlock(b*B, s)
+				p.runBlock(b*B, s, nil, nil)
 				for i := range n {
 					for _, f := range s.fin[i][:nb] {
 						l[i] = min(l[i], f)
@@ -358,7 +371,7 @@ type itemResult struct {
 func (p *plan) traceTrial(trial int) []itemResult {
 	p.trace = true
 	s := p.newBlockState()
-	p.runBlock(trial, s)
+	p.runBlock(trial, s, nil, nil)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
 		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}

@@ -349,7 +349,7 @@ func TestIssueQuantilesAccuracy(t *testing.T) {
 	s := p.newBlockState()
 	for t0 := 0; t0 < trials; t0 += blockTrials {
 		nb := min(blockTrials, trials-t0)
-		p.runBlock(t0, s)
+		p.runBlock(t0, s, nil, nil)
 		for pos := range p.items {
 			fins[pos] = append(fins[pos], s.fin[pos][:nb]...)
 		}
@@ -389,7 +389,7 @@ func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 	p.trace = true
 	s := p.newBlockState()
 	for _, t0 := range []int{0, 32, 64, 96} {
-		p.runBlock(t0, s)
+		p.runBlock(t0, s, nil, nil)
 		for pos, it := range p.items {
 			for tr := range min(32, 100-t0) {
 				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
