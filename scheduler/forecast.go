@@ -45,9 +45,10 @@ package scheduler
 //     Friday, UTC), to one decimal. PDue counts trials finishing on or before
 //     the due instant.
 //   - Milestone quantiles are exact (nearest rank over all trials). Issue
-//     quantiles come from a 256-bucket histogram per issue whose range is set
-//     by a pilot of the first trials, interpolated inside the bucket: exact to
-//     a fraction of the issue's spread. Person load is the median over trials.
+//     quantiles come from a 128-bucket histogram per issue spanning twice the
+//     range of a pilot of the first 256 trials, interpolated inside the
+//     bucket: within 1.6% of that range of the exact value. Person load is
+//     the median over trials.
 //   - Dates are rounded to the minute.
 //   - Randomness: Options.Seed, or InputSeed(in) when 0; draws are keyed by
 //     (seed, issue number, trial), so the output is identical for identical

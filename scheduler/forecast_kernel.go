@@ -61,7 +61,7 @@ func (p *plan) newBlockState() *blockState {
 //
 // When hist is not nil the whole block counts: each item's finishes go into
 // its histogram (grids) while they are still in cache.
-func (p *plan) runBlock(t0 int, s *blockState, hist []uint32, grids []issueGrid) {
+func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
@@ -161,10 +161,10 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint32, grids []issueGrid)
 			}
 		}
 		if hist != nil {
-			h := (*[histBuckets]uint32)(hist[pos*histBuckets : (pos+1)*histBuckets])
+			h := (*[histBuckets]uint16)(hist[pos*histBuckets : (pos+1)*histBuckets])
 			g := grids[pos]
 			for _, f := range fin {
-				h[uint8(g.bucket(f))]++
+				h[g.bucket(f)&(histBuckets-1)]++
 			}
 		}
 		if p.trace {
@@ -179,7 +179,7 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint32, grids []issueGrid)
 
 // Histogram layout for issue quantiles.
 const (
-	histBuckets = 256
+	histBuckets = 128
 	pilotTrials = 256
 )
 
@@ -198,18 +198,40 @@ func (g issueGrid) bucket(t float64) int {
 // outcome does not depend on which worker ran which trials.
 type workerAcc struct {
 	hist []uint32 // items × histBuckets
-	crit []uint32 // per item: trials on its group's critical chain
+	// counts is hist's working copy in 16 bits (half the cache footprint),
+	// added into hist before it can overflow: a block adds at most
+	// blockTrials to a bucket.
+	counts  []uint16
+	pending int      // blocks counted since the last flush
+	crit    []uint32 // per item: trials on its group's critical chain
 }
 
 // histogram counts the first nb trials of a block into the issues'
 // histograms (full blocks are counted by runBlock itself).
 func (p *plan) histogram(nb int, s *blockState, acc *workerAcc, grids []issueGrid) {
 	for pos := range p.items {
-		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
+		h := (*[histBuckets]uint16)(acc.counts[pos*histBuckets : (pos+1)*histBuckets])
 		for _, f := range s.fin[pos][:nb] {
-			h[uint8(grids[pos].bucket(f))]++
+			h[grids[pos].bucket(f)&(histBuckets-1)]++
 		}
 	}
+}
+
+// maxPendingBlocks is how many blocks the 16-bit counts can take.
+const maxPendingBlocks = math.MaxUint16 / blockTrials
+
+// counted notes one more block in counts and flushes them into hist when
+// another could overflow them (or at the end, with final set).
+func (a *workerAcc) counted(final bool) {
+	a.pending++
+	if a.pending < maxPendingBlocks && !final {
+		return
+	}
+	for i, c := range a.counts {
+		a.hist[i] += uint32(c)
+	}
+	clear(a.counts)
+	a.pending = 0
 }
 
 // accumulate adds a scheduled block to acc and to the per-trial series.
@@ -262,7 +284,8 @@ func (p *plan) run() Forecast {
 	var wg sync.WaitGroup
 	for w := range workers {
 		acc := &workerAcc{
-			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
+			hist: make([]uint32, n*histBuckets), counts: make([]uint16, n*histBuckets),
+			crit: make([]uint32, n),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -270,16 +293,18 @@ func (p *plan) run() Forecast {
 			for {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
+					acc.counted(true)
 					return
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
 				if nb == blockTrials {
-					p.runBlock(t0, s, acc.hist, grids)
+					p.runBlock(t0, s, acc.counts, grids)
 				} else {
 					p.runBlock(t0, s, nil, nil)
 					p.histogram(nb, s, acc, grids)
 				}
+				acc.counted(false)
 				p.accumulate(t0, nb, s, acc, groupFin, personHours, personFree)
 			}
 		})
@@ -297,9 +322,9 @@ func (p *plan) run() Forecast {
 }
 
 // pilot runs the first trials to size each issue's histogram: the range of
-// pilot finishes, widened by that range on each side, in power-of-two-hour
-// buckets aligned to the origin. Equal finishes give equal grids, so an
-// issue a what-if does not reach keeps its exact quantiles.
+// pilot finishes, widened by half that range on each side (finishes beyond
+// go to the end buckets, far from p10..p80). Equal finishes give equal
+// grids, so an issue a what-if does not reach keeps its exact quantiles.
 func (p *plan) pilot() []issueGrid {
 	const B = blockTrials
 	n := len(p.items)
@@ -348,12 +373,9 @@ func (p *plan) pilot() []issueGrid {
 	grids := make([]issueGrid, n)
 	for i := range grids {
 		span := hi[i] - lo[i]
-		from := max(0, lo[i]-span)
-		width := 1.0 / 64
-		for width*histBuckets < (hi[i]+span)-from {
-			width *= 2
-		}
-		grids[i] = issueGrid{invW: 1 / width, base: math.Floor(from / width)}
+		from, to := max(0, lo[i]-span/2), hi[i]+span/2
+		width := max((to-from)/histBuckets, 1.0/64)
+		grids[i] = issueGrid{invW: 1 / width, base: from / width}
 	}
 	return grids
 }
