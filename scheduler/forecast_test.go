@@ -434,3 +434,18 @@ func TestRunEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+// The 16-bit working counts reach the 32-bit histogram before they can
+// overflow, however many trials run.
+func TestHistogramCountsFlush(t *testing.T) {
+	a := &workerAcc{hist: make([]uint32, histBuckets), counts: make([]uint16, histBuckets)}
+	const blocks = 3*maxPendingBlocks + 5
+	for range blocks {
+		a.counts[7] += blockTrials // the worst case: a whole block in one bucket
+		a.counted(false)
+	}
+	a.counted(true)
+	if got, want := a.hist[7], uint32(blocks*blockTrials); got != want {
+		t.Fatalf("bucket holds %d, want %d", got, want)
+	}
+}
