@@ -53,7 +53,7 @@ package scheduler
 //   - Randomness: Options.Seed, or InputSeed(in) when 0; draws are keyed by
 //     (seed, issue number, trial), so the output is identical for identical
 //     inputs whatever Options.Workers, and a what-if reuses every draw it does
-//     not touch. Trials run in blocks of 32 on all cores; results are merged
+//     not touch. Trials run in blocks of 64 on all cores; results are merged
 //     as sums, never in completion order.
 //   - Calendars are precomputed over a horizon of four times the busiest
 //     person's expected load plus a year; beyond it work is extrapolated as if

@@ -15,7 +15,7 @@ import (
 )
 
 // blockTrials is the number of trials one kernel pass schedules.
-const blockTrials = 32
+const blockTrials = 64
 
 // blockState is one worker's scratch space: one row of blockTrials values
 // per item, person or group, so every inner loop runs over a fixed-size

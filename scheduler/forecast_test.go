@@ -382,16 +382,16 @@ func TestOddTrialCounts(t *testing.T) {
 	}
 }
 
-// The kernel's incremental draws equal drawIndex trial by trial.
+// The kernel's block draws equal drawIndex trial by trial.
 func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 	in := genProject(1, genSpec{issues: 30, people: 2, steepingFrac: 0.5})
 	p, _ := newPlan(in, Options{Trials: 100, Seed: 8}, nil)
 	p.trace = true
 	s := p.newBlockState()
-	for _, t0 := range []int{0, 32, 64, 96} {
+	for _, t0 := range []int{0, 3, blockTrials, 2*blockTrials + 5} { // aligned and not
 		p.runBlock(t0, s, nil, nil)
 		for pos, it := range p.items {
-			for tr := range min(32, 100-t0) {
+			for tr := range blockTrials {
 				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
 				want := float32(max(float64(it.scale)*float64(p.tables[int(it.tab)+int(slot)])-float64(it.spent), minRemainingHours))
 				if got := s.effort[pos][tr]; got != want {
