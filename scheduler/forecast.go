@@ -468,8 +468,8 @@ func (p *plan) planUnassigned(personIdx map[string]int32, pinned map[int64]strin
 			ready = max(ready, fin[d])
 		}
 		if it.person < 0 {
-			number := p.in.Issues[it.issue].Number
-			if k, ok := personIdx[pinned[number]]; ok && pinned != nil && p.poolPos[k] >= 0 {
+			login, isPinned := pinned[p.in.Issues[it.issue].Number]
+			if k, onTeam := personIdx[login]; isPinned && onTeam && p.poolPos[k] >= 0 {
 				it.person = k
 			} else {
 				best := p.pool[0]
