@@ -349,11 +349,10 @@ func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Ca
 	}
 	k := max(1, int(math.Round(busy/c.Sub(from).Hours())))
 
-	shared := map[int64]float64{}
-	var defaultCal Calendar
-	shareSweep(hist, float64(k), func(iv WorkInterval, a, b time.Time, share float64) {
-		shared[iv.Number] += share * calendarWorkingHours(defaultCal, a, b)
-	})
+	shared := make(map[int64]float64, len(hist))
+	for i, h := range sharedHours(hist, float64(k), Calendar{}) {
+		shared[hist[i].Number] += h
+	}
 	var samples []Sample
 	team := teamAt{k: k, open: len(open), spent: map[int64]float64{}}
 	for _, it := range items {

@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func realDataBacktests(t testing.TB, opts BacktestOptions) ([]string, []Backtest
 		t.Skip("no jira-history files")
 	}
 	sort.Strings(files)
+	if only := os.Getenv("COMMITEA_BACKTEST_ONLY"); only != "" {
+		files = slices.DeleteFunc(files, func(f string) bool { return !strings.Contains(filepath.Base(f), only) })
+	}
 	var names []string
 	var results []BacktestResult
 	for _, f := range files {
@@ -84,7 +88,8 @@ func BenchmarkRealDataBacktest(t *testing.B) {
 	}
 	var b strings.Builder
 	writeBacktestTable(&b, append(names, "pooled"), append(results, pooled))
-	t.Log("\n" + b.String())
+	// Printed, not logged: benchmark logs are cut after ten lines.
+	fmt.Print(b.String())
 	if pooled.P80Coverage < 0.75 || pooled.P80Coverage > 0.90 {
 		t.Errorf("pooled p80 coverage %.3f outside [0.75, 0.90]", pooled.P80Coverage)
 	}
