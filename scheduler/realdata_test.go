@@ -76,15 +76,23 @@ func realDataBacktests(t testing.TB, opts BacktestOptions) ([]string, []Backtest
 }
 
 // BenchmarkRealDataBacktest is the real-data backtest report (one
-// iteration is the whole replay, so run it with -benchtime=1x):
+// iteration is the whole replay, so run it with -benchtime=1x; env
+// COMMITEA_BACKTEST_TRIALS, _SEED and _ONLY (a file name part) vary it):
 //
 //	go test ./scheduler -run '^$' -bench RealDataBacktest -benchtime=1x
 func BenchmarkRealDataBacktest(t *testing.B) {
 	var names []string
 	var results []BacktestResult
 	var pooled BacktestResult
+	opts := BacktestOptions{Trials: 400}
+	if v, err := strconv.Atoi(os.Getenv("COMMITEA_BACKTEST_TRIALS")); err == nil {
+		opts.Trials = v
+	}
+	if v, err := strconv.ParseUint(os.Getenv("COMMITEA_BACKTEST_SEED"), 10, 64); err == nil {
+		opts.Seed = v
+	}
 	for t.Loop() {
-		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 400})
+		names, results, pooled = realDataBacktests(t, opts)
 	}
 	var b strings.Builder
 	writeBacktestTable(&b, append(names, "pooled"), append(results, pooled))
