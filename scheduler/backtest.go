@@ -29,7 +29,7 @@ package scheduler
 //     team's working hours from creation to resolution (SharedWorkingHours'
 //     rule with k workers over the issues open at each moment), against the
 //     nominal hours of its estimate; the issues resolved before the cut-off
-//     are the samples (Calibrate's defaults: the last 200, within a year);
+//     are the samples (Calibrate's defaults: the last year, at most 1,000);
 //   - forecast: Run with one modelled worker per open issue, each with
 //     6·min(1, k/open) hours a weekday, every open issue steeping with the
 //     shared hours it has had so far as SpentHours, so its effort is drawn
