@@ -29,9 +29,6 @@ type StoredStandup struct {
 	Text            string          `json:"text,omitempty"`
 }
 
-// maxStandupTextBytes bounds the prose; the content holds the numbers.
-const maxStandupTextBytes = 8000
-
 func (q *query) standup(ctx context.Context) (Answer[any], error) {
 	s, err := store.LatestStandup(ctx, q.s.Pool, q.v.Project.ID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -43,7 +40,7 @@ func (q *query) standup(ctx context.Context) (Answer[any], error) {
 		return Answer[any]{}, err
 	}
 	out := StandupView{Standup: &StoredStandup{Day: day(s.Day), CreatedAt: s.CreatedAt, SnapshotVersion: s.SnapshotVersion,
-		Content: s.Content, Text: Truncate(s.Text, maxStandupTextBytes)}}
+		Content: s.Content, Text: Truncate(s.Text, MaxStandupTextBytes)}}
 	out.Meta = q.meta()
 	return Answer[any]{Data: out, Instruction: "Relay the standup of " + out.Standup.Day + ": drift first, then each person's plan, then stale blockers."}, nil
 }
