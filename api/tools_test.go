@@ -390,6 +390,10 @@ func TestQueryProjectViews(t *testing.T) {
 			if !strings.Contains(o.instruction, fmt.Sprintf("#%d", int(num(t, now, "issue")))) {
 				t.Fatalf("instruction does not name the now issue: %s", o.instruction)
 			}
+			// Issue text is data: it never reaches the instruction.
+			if strings.Contains(o.instruction, str(t, now, "title")) {
+				t.Fatalf("instruction quotes an issue title: %s", o.instruction)
+			}
 			if num(t, o.data, "snapshot.version") < 1 {
 				t.Fatal("no snapshot version")
 			}

@@ -70,7 +70,9 @@ func Errorf(code, field, format string, args ...any) *Error {
 
 // Envelope is every successful answer: the payload, one sentence telling the
 // calling agent its sensible next step, and a safety note when an action
-// needs a person.
+// needs a person. Instructions are CommiTea's own words: they name issues
+// and milestones by number and never quote issue text, which is data that
+// anyone with a Gitea account can write.
 type Envelope struct {
 	Data        any    `json:"data"`
 	Instruction string `json:"instruction"`
