@@ -669,6 +669,8 @@ func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
 		{name: "capture_work/no-braindump", secret: writerSecret, tool: "capture_work", input: `{}`, code: tools.CodeInvalidInput, field: "braindump", status: 400},
 		{name: "capture_work/reader", secret: readerSecret, tool: "capture_work", input: `{"braindump":"x"}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "apply_changes/approved-without-approve", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeForbidden, field: "approved", status: 403},
+		{name: "apply_changes/approved", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeNotImplemented, status: 501},
 		{name: "apply_changes/reader", secret: readerSecret, tool: "apply_changes", input: `{"ops":[]}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes/bad-op-field", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1,"why":"x"}]}`, code: tools.CodeInvalidInput, field: "why", status: 400},
 		{name: "record_directive", secret: writerSecret, tool: "record_directive", input: `{"kind":"note","quote":"Ship it."}`, code: tools.CodeNotImplemented, status: 501},
