@@ -95,12 +95,17 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
+	if err != nil {
+		return err
+	}
+	periodic := append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
+		worker.RecomputePeriodicJobs(projects, recomputeEvery)...)
 	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
-		Work:    opts.Role.RunsWorker(),
-		Workers: workers,
-		Periodic: append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
-			worker.RecomputePeriodicJobs(projects, recomputeEvery)...),
-		Log: m.logger,
+		Work:     opts.Role.RunsWorker(),
+		Workers:  workers,
+		Periodic: append(periodic, standups.periodic(projects)...),
+		Log:      m.logger,
 	})
 	if err != nil {
 		return err
@@ -125,6 +130,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 			(&worker.FreshnessWatch{Pool: pool, Jobs: jobs, Log: m.logger}).Run(watchCtx)
 		}()
 		defer func() { stopWatch(); <-watched }()
+		standups.start(ctx, jobs, projects, m.logger)
 		// A project never backfilled gets its history now; the unique
 		// job keeps replicas from doing it twice.
 		for _, p := range projects {
@@ -264,8 +270,8 @@ func isTerminal(w any) bool {
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
-func (m *Main) backtest(ctx context.Context, cfg Config, args []string) error {
-	return errors.New("backtest: not wired yet")
+func (m *Main) backtest(_ context.Context, _ Config, args []string) error {
+	return m.runBacktestCSV(args)
 }
 
 // newRecomputer builds the engine the recompute job runs.
