@@ -647,7 +647,7 @@ func TestQueryProjectViews(t *testing.T) {
 		}
 	}}})
 	content := json.RawMessage(`{"drift":[{"milestone":1,"p80":{"from":"2026-12-20","to":"2026-12-22"}}],"people":[],"staleBlockers":[]}`)
-	if _, err := store.PutStandup(ctx, s.pool, store.Standup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
+	if _, _, err := store.InsertStandupOnce(ctx, s.pool, store.DailyStandup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
 		t.Fatal(err)
 	}
 	runCases(t, s, []toolCase{{name: "standup", input: `{"view":"standup","filters":{"assignee":"alice"}}`, check: func(t *testing.T, o outcome) {
