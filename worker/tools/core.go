@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -150,7 +151,7 @@ func Declare[In, Out any](name, description string, readOnly, destructive bool, 
 	return Tool{
 		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive, inputs: inputs,
 		InputSchema: json.RawMessage(inputSchema), OutputSchema: json.RawMessage(outputSchema),
-		InputType: fmt.Sprintf("%T", *new(In)), OutputType: fmt.Sprintf("%T", *new(Out)),
+		InputType: reflect.TypeFor[In]().String(), OutputType: reflect.TypeFor[Out]().String(),
 		call: func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
 			var in In
 			if err := decodeStrict(raw, &in); err != nil {
