@@ -1,0 +1,27 @@
+// Package reginald is CommiTea's assistant: a person or an agent asks in
+// plain words and Reginald answers from the agent tools, so that every
+// number in the answer comes from deterministic code, not from a model.
+//
+// A question runs a short, bounded tool-calling loop on the small model
+// with query_project as its one read tool. A braindump or a directive is
+// handed on, through the same tool registry the transports serve, to
+// capture_work or record_directive (whose structuring is the big model's
+// job); their proposal and consequence come back as a proposed
+// apply_changes batch for the caller to approve and send. Reginald never
+// applies anything: record_directive only appends a pending directive to
+// the ledger, and nothing changes in Gitea.
+//
+// Memory: ticket data is fetched through the tools on every turn, never
+// copied into the prompt wholesale. A prompt holds the question, a compact
+// project header (milestones, people, today's date) and this turn's tool
+// results; a conversation keeps only short summaries of its earlier turns,
+// in Postgres under its conversationId.
+//
+// Guard rails: at most MaxToolCalls tool calls per question; tool results
+// are capped by the tools' own caps (a smaller list limit, long answers cut
+// with the shared truncation marker) and delimited as data, because issue
+// text is written by anyone with a Gitea account; the final answer is
+// checked with package prose, so every number and date in it must appear
+// in this turn's tool results or the header, otherwise Reginald says what
+// it could not confirm and shows the data instead.
+package reginald
