@@ -235,9 +235,11 @@ type SnapshotHead struct {
 // ErrNotFound.
 func LatestSnapshotHead(ctx context.Context, q DBTX, projectID int64) (SnapshotHead, error) {
 	var h SnapshotHead
-	err := q.QueryRow(ctx, `SELECT version, (data->>'computedAt')::timestamptz, data->'calibration',
-		coalesce(data->'forecast'->'milestones', '[]')
-		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
+	// jsonb_to_record reads the large, compressed document once; three
+	// operators on it would decompress it three times.
+	err := q.QueryRow(ctx, `SELECT s.version, h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]')
+		FROM (SELECT version, data FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1) s,
+			jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb)`, projectID).
 		Scan(&h.Version, &h.ComputedAt, &h.Calibration, &h.Milestones)
 	if noRows(err) {
 		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
