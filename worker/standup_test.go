@@ -418,3 +418,50 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 	}
 	t.Logf("\n%s", g.Text)
 }
+
+type recordingInserter struct{ args []river.JobArgs }
+
+func (r *recordingInserter) Insert(_ context.Context, args river.JobArgs, _ *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	r.args = append(r.args, args)
+	return &rivertype.JobInsertResult{}, nil
+}
+
+// A process that starts after standup time on a working day with no
+// standup stored enqueues it; before standup time, or once it is stored,
+// it does not.
+func TestEnqueueMissedStandups(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	sched := standup.Schedule{Hour: 9, Minute: 30}
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{
+		{time.Date(2026, 12, 1, 9, 29, 0, 0, time.UTC), 0},
+		{time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC), 1},
+		{time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC), 1},
+	} {
+		f.now = c.at
+		rec := &recordingInserter{}
+		if err := EnqueueMissedStandups(ctx, rec, f.standups, []store.Project{f.p}, sched); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.args) != c.want {
+			t.Errorf("at %s: enqueued %v, want %d", c.at, rec.args, c.want)
+		}
+		if c.want == 1 && rec.args[0] != (StandupArgs{ProjectID: f.p.ID, Day: standupDay}) {
+			t.Errorf("enqueued %+v", rec.args[0])
+		}
+	}
+	w := &StandupWorker{Standups: f.standups}
+	if err := w.Work(ctx, &river.Job[StandupArgs]{Args: StandupArgs{ProjectID: f.p.ID, Day: standupDay}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingInserter{}
+	if err := EnqueueMissedStandups(ctx, rec, f.standups, []store.Project{f.p}, sched); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.args) != 0 {
+		t.Errorf("enqueued %v though today's standup is stored", rec.args)
+	}
+}
