@@ -173,16 +173,17 @@ type Baseline struct {
 
 // BaselineMilestone is one milestone's forecast and open scope.
 type BaselineMilestone struct {
-	ID   int64           `json:"id"`
-	P50  time.Time       `json:"p50"`
-	P80  time.Time       `json:"p80"`
-	Open []BaselineIssue `json:"open"`
+	ID   int64     `json:"id"`
+	P50  time.Time `json:"p50"`
+	P80  time.Time `json:"p80"`
+	Open []BaselineIssue
 }
 
-// BaselineIssue is an open issue of a milestone and its estimate.
+// BaselineIssue is an open issue of a milestone and its estimate. It is
+// stored in a compact form (baseline.go).
 type BaselineIssue struct {
-	N int64          `json:"n"`
-	S scheduler.Size `json:"s,omitempty"`
+	N int64
+	S scheduler.Size
 }
 
 // Caps on the lists of a report, so that a large project's standup stays
