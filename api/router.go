@@ -11,6 +11,7 @@ import (
 
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // DeliverySink takes a verified delivery and returns once it is durably
@@ -33,6 +34,11 @@ type Config struct {
 	Decode        DeliveryDecoder
 	Ready         ReadinessChecker
 	Log           *slog.Logger
+	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
+	// /mcp/readonly to callers holding one of Tokens.
+	Tools   ToolRunner
+	Tokens  []Token
+	Version string
 }
 
 // NewRouter builds the HTTP handler.
@@ -57,5 +63,22 @@ func NewRouter(cfg Config) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg}).ServeHTTP)
+	if cfg.Tools != nil {
+		mountTools(r, cfg)
+	}
 	return r
+}
+
+// mountTools serves the tools on both transports. Every route needs a
+// bearer token; the scope a call needs is checked per tool by the core
+// (read for query_project, write for the others, approve for an approved
+// batch), except /mcp/readonly, whose every tool is a read.
+func mountTools(r chi.Router, cfg Config) {
+	a := newAuthenticator(cfg.Tokens)
+	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
+	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
+	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.ReadOnly })
+	r.With(a.requireToken("")).Handle("/mcp", full)
+	r.With(a.requireToken(tools.ScopeRead)).Handle("/mcp/readonly", readOnly)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // openDatabase connects to the configured database and registers the pool
@@ -150,6 +151,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		<-ctx.Done()
 		return nil
 	}
+	if len(cfg.Tokens) == 0 {
+		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
+	}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
@@ -159,6 +163,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
+		Tools:         tools.NewService(pool, projects, m.logger).Registry(),
+		Tokens:        apiTokens(cfg.Tokens),
+		Version:       versionString(),
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
@@ -181,6 +188,16 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		err = nil
 	}
 	return err
+}
+
+// apiTokens hands the configured bearer tokens to the API, which keeps
+// only their hashes.
+func apiTokens(ts []TokenConfig) []api.Token {
+	out := make([]api.Token, len(ts))
+	for i, t := range ts {
+		out[i] = api.Token{Name: t.Name, Scopes: t.Scopes, Secret: t.Secret.Reveal()}
+	}
+	return out
 }
 
 // readiness is up when the database answers and every migration is in.
@@ -253,8 +270,8 @@ func isTerminal(w any) bool {
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
-func (m *Main) backtest(ctx context.Context, cfg Config, args []string) error {
-	return errors.New("backtest: not wired yet")
+func (m *Main) backtest(_ context.Context, _ Config, args []string) error {
+	return m.runBacktestCSV(args)
 }
 
 // newRecomputer builds the engine the recompute job runs.
