@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/standup"
 )
 
 // The standup view: the latest standup the daily job stored (drift,
@@ -42,8 +43,14 @@ func (q *query) standup(ctx context.Context) (Answer[any], error) {
 	if err != nil {
 		return Answer[any]{}, err
 	}
+	// The stored content carries the baseline the next standup compares
+	// against: bookkeeping, and for a large project most of the bytes.
+	content, err := standup.PublicReport(s.Content)
+	if err != nil {
+		return Answer[any]{}, err
+	}
 	out := StandupView{Standup: &StoredStandup{Day: day(s.Day), CreatedAt: s.CreatedAt, SnapshotVersion: s.SnapshotVersion,
-		Content: s.Content, Text: Truncate(s.Text, maxStandupTextBytes)}}
+		Content: content, Text: Truncate(s.Text, maxStandupTextBytes)}}
 	out.Meta = q.meta()
 	return Answer[any]{Data: out, Instruction: "Relay the standup of " + out.Standup.Day + ": drift first, then each person's plan, then stale blockers."}, nil
 }
