@@ -219,21 +219,33 @@ type SnapshotHead struct {
 	Milestones  json.RawMessage
 }
 
-// LatestSnapshotHead returns the head of a project's newest snapshot, or
-// ErrNotFound.
-func LatestSnapshotHead(ctx context.Context, q DBTX, projectID int64) (SnapshotHead, error) {
-	var h SnapshotHead
+// LatestSnapshotVersion returns the version of a project's newest
+// snapshot, or ErrNotFound.
+func LatestSnapshotVersion(ctx context.Context, q DBTX, projectID int64) (int64, error) {
+	var v *int64
+	if err := q.QueryRow(ctx, `SELECT max(version) FROM snapshots WHERE project_id = $1`, projectID).Scan(&v); err != nil {
+		return 0, fmt.Errorf("snapshot version of project %d: %w", projectID, err)
+	}
+	if v == nil {
+		return 0, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	return *v, nil
+}
+
+// SnapshotHeadAt returns the head of one snapshot version, or ErrNotFound.
+func SnapshotHeadAt(ctx context.Context, q DBTX, projectID, version int64) (SnapshotHead, error) {
+	h := SnapshotHead{Version: version}
 	// jsonb_to_record reads the large, compressed document once; three
 	// operators on it would decompress it three times.
-	err := q.QueryRow(ctx, `SELECT s.version, h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]')
-		FROM (SELECT version, data FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1) s,
-			jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb)`, projectID).
-		Scan(&h.Version, &h.ComputedAt, &h.Calibration, &h.Milestones)
+	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]')
+		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version).
+		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones)
 	if noRows(err) {
-		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, ErrNotFound)
 	}
 	if err != nil {
-		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, err)
+		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, err)
 	}
 	return h, nil
 }
