@@ -36,6 +36,8 @@ type standupFixture struct {
 	smtp                   *sinktest.SMTPServer
 	fake                   *giteafake.Server
 	gitea                  *gitea.Client
+	// retryBase is the delivery jobs' first retry delay.
+	retryBase time.Duration
 }
 
 const standupDay = "2026-12-01"
@@ -48,7 +50,7 @@ func newStandupFixture(t *testing.T) *standupFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &standupFixture{pool: pool, p: p, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	f := &standupFixture{pool: pool, p: p, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), retryBase: 20 * time.Millisecond}
 	shape := storetest.ProjectShape{Open: 80, Done: 60, People: 4, DepShare: 0.3, Milestones: 2, Seed: 3}
 	if err := storetest.SeedProject(ctx, pool, p.ID, shape, f.now); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func (f *standupFixture) startJobs(t *testing.T) *JobClient {
 	sw := &StandupWorker{Standups: f.standups, Sinks: f.sinks}
 	river.AddWorker(workers, sw)
 	river.AddWorker(workers, &StandupDeliveryWorker{Pool: f.pool, Sinks: f.sinks, Log: quietLog(),
-		RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond})
+		RetryBase: f.retryBase, RetryMax: 8 * f.retryBase})
 	jobs, err := NewJobClient(f.pool, JobClientConfig{Work: true, Workers: workers, Log: quietLog()})
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +275,9 @@ func TestStandupRestartMidDelivery(t *testing.T) {
 func TestStandupFailingSinkRetriedOthersDelivered(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
+	// Slack fails for about a second (150, 300, 600 ms between attempts):
+	// time enough for the others to be delivered even on a busy machine.
+	f.retryBase = 150 * time.Millisecond
 	f.slack.Fail(3, 500)
 	jobs := f.startJobs(t)
 	if _, err := jobs.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
