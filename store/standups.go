@@ -8,13 +8,25 @@ import (
 )
 
 // Standups: the daily report of a project is one row of the standups table
-// (Standup, ledger.go) per local day, written once; deliveries record, per
-// sink, whether that day's standup reached it.
+// per local day, written once; deliveries record, per sink, whether that
+// day's standup reached it. LatestStandup (ledger.go) serves the standup
+// view from the same rows.
+
+// DailyStandup is one project's standup for one local day.
+type DailyStandup struct {
+	ID              int64
+	ProjectID       int64
+	Day             time.Time // midnight UTC of the local date
+	SnapshotVersion int64
+	Content         json.RawMessage
+	Text            string
+	CreatedAt       time.Time
+}
 
 // InsertStandupOnce stores a standup unless the project already has one for
 // that day, and returns the stored row and whether this call wrote it. A
 // second run of the daily job therefore delivers what the first one stored.
-func InsertStandupOnce(ctx context.Context, q DBTX, s Standup) (Standup, bool, error) {
+func InsertStandupOnce(ctx context.Context, q DBTX, s DailyStandup) (DailyStandup, bool, error) {
 	err := q.QueryRow(ctx, `INSERT INTO standups (project_id, day, snapshot_version, content, text)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, day) DO NOTHING
 		RETURNING id, created_at`, s.ProjectID, s.Day, s.SnapshotVersion, s.Content, s.Text).Scan(&s.ID, &s.CreatedAt)
@@ -23,32 +35,32 @@ func InsertStandupOnce(ctx context.Context, q DBTX, s Standup) (Standup, bool, e
 		return stored, false, err
 	}
 	if err != nil {
-		return Standup{}, false, fmt.Errorf("insert standup of project %d: %w", s.ProjectID, err)
+		return DailyStandup{}, false, fmt.Errorf("insert standup of project %d: %w", s.ProjectID, err)
 	}
 	return s, true, nil
 }
 
 // StandupOn returns a project's standup for one day, or ErrNotFound.
-func StandupOn(ctx context.Context, q DBTX, projectID int64, day time.Time) (Standup, error) {
+func StandupOn(ctx context.Context, q DBTX, projectID int64, day time.Time) (DailyStandup, error) {
 	return scanStandup(q.QueryRow(ctx, `SELECT id, project_id, day, snapshot_version, content, text, created_at
 		FROM standups WHERE project_id = $1 AND day = $2`, projectID, day), projectID)
 }
 
 // StandupBefore returns a project's latest standup before day, or
 // ErrNotFound.
-func StandupBefore(ctx context.Context, q DBTX, projectID int64, day time.Time) (Standup, error) {
+func StandupBefore(ctx context.Context, q DBTX, projectID int64, day time.Time) (DailyStandup, error) {
 	return scanStandup(q.QueryRow(ctx, `SELECT id, project_id, day, snapshot_version, content, text, created_at
 		FROM standups WHERE project_id = $1 AND day < $2 ORDER BY day DESC LIMIT 1`, projectID, day), projectID)
 }
 
-func scanStandup(row interface{ Scan(...any) error }, projectID int64) (Standup, error) {
-	var s Standup
+func scanStandup(row interface{ Scan(...any) error }, projectID int64) (DailyStandup, error) {
+	var s DailyStandup
 	err := row.Scan(&s.ID, &s.ProjectID, &s.Day, &s.SnapshotVersion, &s.Content, &s.Text, &s.CreatedAt)
 	if noRows(err) {
-		return Standup{}, fmt.Errorf("standup of project %d: %w", projectID, ErrNotFound)
+		return DailyStandup{}, fmt.Errorf("standup of project %d: %w", projectID, ErrNotFound)
 	}
 	if err != nil {
-		return Standup{}, fmt.Errorf("standup of project %d: %w", projectID, err)
+		return DailyStandup{}, fmt.Errorf("standup of project %d: %w", projectID, err)
 	}
 	return s, nil
 }

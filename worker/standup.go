@@ -250,7 +250,7 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 		if err != nil {
 			return fmt.Errorf("encode standup of %s: %w", project.FullName(), err)
 		}
-		stored = store.Standup{ProjectID: project.ID, Day: day, SnapshotVersion: g.SnapshotVersion, Content: content, Text: g.Text}
+		stored = store.DailyStandup{ProjectID: project.ID, Day: day, SnapshotVersion: g.SnapshotVersion, Content: content, Text: g.Text}
 		s.Log.InfoContext(ctx, "standup computed", slog.String("project", project.FullName()), slog.String("day", job.Args.Day),
 			slog.String("text", g.Source), slog.Int("drift", len(g.Report.Drift)))
 	} else if err != nil {
