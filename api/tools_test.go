@@ -390,6 +390,10 @@ func TestQueryProjectViews(t *testing.T) {
 			if !strings.Contains(o.instruction, fmt.Sprintf("#%d", int(num(t, now, "issue")))) {
 				t.Fatalf("instruction does not name the now issue: %s", o.instruction)
 			}
+			// Issue text is data: it never reaches the instruction.
+			if strings.Contains(o.instruction, str(t, now, "title")) {
+				t.Fatalf("instruction quotes an issue title: %s", o.instruction)
+			}
 			if num(t, o.data, "snapshot.version") < 1 {
 				t.Fatal("no snapshot version")
 			}
@@ -642,21 +646,42 @@ func TestQueryProjectViews(t *testing.T) {
 			t.Fatalf("standup = %s", short(o.data))
 		}
 	}}})
-	content := json.RawMessage(`{"drift":[{"milestone":1,"p80":{"from":"2026-12-20","to":"2026-12-22"}}],"people":[],"staleBlockers":[]}`)
-	if _, err := store.PutStandup(ctx, s.pool, store.Standup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
+	content := json.RawMessage(`{"project":"ceo/demo","day":"2026-11-30","drift":[{"milestone":1,"p80Before":"2026-12-20","p80After":"2026-12-22"}],
+		"plan":[{"login":"alice","now":[{"number":1001,"title":"Flaky login on Safari"}]},{"login":"bob"}],"staleBlockers":[],"baseline":{"at":"2026-11-30T09:00:00Z"}}`)
+	if _, _, err := store.InsertStandupOnce(ctx, s.pool, store.DailyStandup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
 		t.Fatal(err)
 	}
-	runCases(t, s, []toolCase{{name: "standup", input: `{"view":"standup","filters":{"assignee":"alice"}}`, check: func(t *testing.T, o outcome) {
-		if str(t, o.data, "standup.day") != "2026-11-30" || str(t, o.data, "standup.text") != "v1.0 slipped two days." || len(list(t, o.data, "standup.content.drift")) != 1 {
-			t.Fatalf("standup = %s", short(o.data))
-		}
-		if !strings.Contains(notes(o.data), "filter assignee does not apply to view standup") {
-			t.Fatalf("notes = %s", notes(o.data))
-		}
-	}}})
+	runCases(t, s, []toolCase{
+		{name: "standup", input: `{"view":"standup"}`, check: func(t *testing.T, o outcome) {
+			if str(t, o.data, "standup.day") != "2026-11-30" || str(t, o.data, "standup.text") != "v1.0 slipped two days." || len(list(t, o.data, "standup.content.drift")) != 1 {
+				t.Fatalf("standup = %s", short(o.data))
+			}
+			if len(list(t, o.data, "standup.content.plan")) != 2 || !strings.Contains(notes(o.data), "staleBlockers: no stale blocker") {
+				t.Fatalf("standup = %s, notes %s", short(o.data), notes(o.data))
+			}
+			if _, ok := get(t, o.data, "standup.content").(map[string]any)["baseline"]; ok {
+				t.Fatal("the baseline reached the view")
+			}
+		}},
+		{name: "standup/person", input: `{"view":"standup","filters":{"assignee":"alice","limit":1}}`, check: func(t *testing.T, o outcome) {
+			plan := list(t, o.data, "standup.content.plan")
+			if len(plan) != 1 || str(t, plan[0], "login") != "alice" {
+				t.Fatalf("alice's plan = %s", short(plan))
+			}
+		}},
+		{name: "standup/person-none", input: `{"view":"standup","filters":{"assignee":"carol"}}`, check: func(t *testing.T, o outcome) {
+			if len(list(t, o.data, "standup.content.plan")) != 0 || !strings.Contains(notes(o.data), "plan: carol has no plan") {
+				t.Fatalf("notes = %s", notes(o.data))
+			}
+		}},
+	})
 }
 
-func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
+// TestWriteToolRefusals: capture_work has no model yet; the write tools
+// refuse what they must before touching anything (this stack has no Gitea
+// client: an apply_changes that passes validation says Gitea is
+// unavailable; writes_test.go covers the write path).
+func TestWriteToolRefusals(t *testing.T) {
 	t.Parallel()
 	s := newToolStack(t, true)
 	runCases(t, s, []toolCase{
@@ -664,10 +689,13 @@ func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
 		{name: "capture_work/answers", secret: writerSecret, tool: "capture_work", input: `{"braindump":"SSO","answers":[{"question":"Which IdP?","answer":"Keycloak"}]}`, code: tools.CodeModelUnavailable, status: 503},
 		{name: "capture_work/no-braindump", secret: writerSecret, tool: "capture_work", input: `{}`, code: tools.CodeInvalidInput, field: "braindump", status: 400},
 		{name: "capture_work/reader", secret: readerSecret, tool: "capture_work", input: `{"braindump":"x"}`, code: tools.CodeForbidden, status: 403},
-		{name: "apply_changes", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "apply_changes/no-gitea", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeGiteaUnavailable, status: 502},
+		{name: "apply_changes/approved-without-approve", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeForbidden, field: "approved", status: 403},
+		{name: "apply_changes/approved-no-gitea", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeGiteaUnavailable, status: 502},
+		{name: "apply_changes/unapproved", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}]}`, code: tools.CodeNeedsApproval, field: "approved", status: 409},
 		{name: "apply_changes/reader", secret: readerSecret, tool: "apply_changes", input: `{"ops":[]}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes/bad-op-field", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1,"why":"x"}]}`, code: tools.CodeInvalidInput, field: "why", status: 400},
-		{name: "record_directive", secret: writerSecret, tool: "record_directive", input: `{"kind":"note","quote":"Ship it."}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "record_directive/no-params", secret: writerSecret, tool: "record_directive", input: `{"kind":"reprioritize","quote":"Ship it first.","target":{"issue":1001}}`, code: tools.CodeModelUnavailable, field: "params", status: 503},
 		{name: "record_directive/reader", secret: readerSecret, tool: "record_directive", input: `{"kind":"note","quote":"x"}`, code: tools.CodeForbidden, status: 403},
 	})
 	// Nothing was written by any of them.
@@ -846,8 +874,9 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	// apply_changes takes the key (its handler lands with part two).
-	if status, body := post("apply_changes", `{"ops":[{"op":"close_issue","issue":1001}]}`, "k-1"); status != 501 || !strings.Contains(body, "NOT_IMPLEMENTED") {
+	// apply_changes takes the key (it reaches the handler, which asks for
+	// approval of the destructive op).
+	if status, body := post("apply_changes", `{"ops":[{"op":"close_issue","issue":1001}]}`, "k-1"); status != 409 || !strings.Contains(body, "NEEDS_APPROVAL") {
 		t.Fatalf("apply_changes with a key = %d %s", status, body)
 	}
 	// A read does not: the header is refused, not ignored.
