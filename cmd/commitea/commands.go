@@ -95,6 +95,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
 	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
 	if err != nil {
 		return err
@@ -111,6 +112,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		return err
 	}
 	syncer.Jobs = jobs
+	engine.Jobs = jobs
 
 	if opts.Role.RunsWorker() {
 		if err := jobs.Start(ctx); err != nil {
