@@ -342,13 +342,13 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 				"Show this to the PM; once they approve, send the same batch with approved: true (a token with the approve scope).",
 			strings.Join(destructive, ", "), consequence)
 	}
+	if s.Write.Gitea == nil {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeGiteaUnavailable, "", "this CommiTea has no Gitea client configured; nothing was applied")
+	}
 	if key != "" {
 		if _, err := store.ClaimIdempotency(ctx, s.Pool, p.ID, key, hash, c.Name, s.now()); err != nil {
 			return Answer[ApplyChangesOutput]{}, err
 		}
-	}
-	if s.Write.Gitea == nil {
-		return Answer[ApplyChangesOutput]{}, Errorf(CodeGiteaUnavailable, "", "this CommiTea has no Gitea client configured; nothing was applied")
 	}
 
 	defer s.Invalidate(p.ID)
@@ -399,14 +399,12 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	return ans, nil
 }
 
+// isGiteaError tells a failed Gitea call (the client reports every one,
+// transport failures included, as an *APIError) from a failure of our own.
 func isGiteaError(err error) bool {
 	var apiErr *gitea.APIError
-	return errors.As(err, &apiErr) || errors.Is(err, gitea.ErrUnavailable) || errors.Is(err, errGitea)
+	return errors.As(err, &apiErr)
 }
-
-// errGitea marks a failure of the Gitea side that is not an API answer
-// (say, the connection dropped).
-var errGitea = errors.New("gitea call failed")
 
 // progress says exactly which ops were applied when op failed stopped the
 // batch, and how to go on.
