@@ -29,11 +29,14 @@ type Idempotency struct {
 const IdempotencyTTL = 24 * time.Hour
 
 // ClaimIdempotency returns the key's row, creating it for opsHash when the
-// key is new or its previous use expired (older than IdempotencyTTL). Run
-// it under LockIdempotency so two calls with one key do not interleave.
+// key is new or its previous use expired (older than IdempotencyTTL, which
+// it deletes). Run it under LockIdempotency so two calls with one key do
+// not interleave.
 func ClaimIdempotency(ctx context.Context, q DBTX, projectID int64, key, opsHash, caller string, now time.Time) (Idempotency, error) {
-	_, err := q.Exec(ctx, `DELETE FROM tool_idempotency WHERE project_id = $1 AND key = $2 AND created_at < $3`,
-		projectID, key, now.Add(-IdempotencyTTL))
+	// Expired keys of the project go now, this one included, so the table
+	// holds one day of batches.
+	_, err := q.Exec(ctx, `DELETE FROM tool_idempotency WHERE project_id = $1 AND created_at < $2`,
+		projectID, now.Add(-IdempotencyTTL))
 	if err != nil {
 		return Idempotency{}, fmt.Errorf("expire idempotency key: %w", err)
 	}
