@@ -156,6 +156,8 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	if len(cfg.Tokens) == 0 {
 		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
+	toolService := tools.NewService(pool, projects, m.logger)
+	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
@@ -165,7 +167,8 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
-		Tools:         tools.NewService(pool, projects, m.logger).Registry(),
+		Tools:         toolService.Registry(),
+		PMState:       toolService.PMStateMarkdown,
 		Tokens:        apiTokens(cfg.Tokens),
 		Version:       versionString(),
 	})
