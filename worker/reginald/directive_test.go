@@ -1,0 +1,87 @@
+package reginald_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/gitea/giteafake"
+	"github.com/commitea/commitea/worker/models/modeltest"
+	"github.com/commitea/commitea/worker/reginald"
+	"github.com/commitea/commitea/worker/tools"
+)
+
+// TestDirectiveIsRecordedPendingAndNothingChangesInGitea: the small model
+// recognises a directive, the big model structures it against
+// record_directive's declared schema, the tool records it pending in the
+// ledger with the PM's words, and the answer proposes an apply_changes
+// batch; the Gitea the write tools are wired to sees no write.
+func TestDirectiveIsRecordedPendingAndNothingChangesInGitea(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	fake, err := giteafake.New(giteafake.Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc.Write = tools.WriteConfig{Gitea: client, Now: func() time.Time { return testNow }}
+	f.reg = f.svc.Registry()
+	fake.ResetRequests()
+
+	const question = "push v1.0 by a week, it's a hard date"
+	small := modeltest.NewOpenAI(t, call("record_directive", `{"kind":"set-deadline","quote":"push v1.0 by a week"}`))
+	big := modeltest.NewOpenAI(t, modeltest.Text(`{"kind":"set-deadline","quote":"push v1.0 by a week, it's a hard date",`+
+		`"target":{"milestone":1},"params":{"due":"2027-01-08","hard":true},"rationale":"the PM moved the date and made it hard"}`, 1800, 60))
+	out, err := f.reginald(t, small, big).Ask(context.Background(), writer, reginald.AskInput{Question: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff == nil || out.Handoff.Tool != "record_directive" || out.Handoff.Error != nil {
+		t.Fatalf("handoff = %+v", out.Handoff)
+	}
+	if out.Proposal == nil || out.Proposal.Tool != "apply_changes" || !strings.Contains(string(out.Proposal.Input), `"set_deadline_hard"`) ||
+		!strings.Contains(string(out.Proposal.Input), `"directiveId"`) || out.Proposal.Consequence == "" {
+		t.Fatalf("proposal = %+v", out.Proposal)
+	}
+	if !strings.Contains(out.Answer, "pending") || !strings.Contains(out.Answer, "Nothing changed in Gitea") {
+		t.Errorf("answer = %q", out.Answer)
+	}
+	// The big model saw the declared schema and the PM's words.
+	breq := big.Requests()
+	if len(breq) != 1 || !strings.Contains(breq[0].System, `"set-deadline"`) || !strings.Contains(breq[0].LastUser(), question) {
+		t.Fatalf("big model requests = %+v", breq)
+	}
+	pending, _, n, err := store.Directives(context.Background(), f.pool, f.p.ID, 10)
+	if err != nil || n != 1 || pending[0].Quote != question || pending[0].Status != store.DirectivePending || pending[0].Caller != writer.Name {
+		t.Fatalf("ledger = %+v (%d), %v", pending, n, err)
+	}
+	for _, r := range fake.Requests() {
+		if r.Method != http.MethodGet {
+			t.Errorf("Gitea got a write: %s %s", r.Method, r.Path)
+		}
+	}
+	t.Logf("answer: %s\nproposal: %s", out.Answer, out.Proposal.Input)
+
+	// A read-only caller cannot record: the hand-off is refused by the
+	// registry's scope check and nothing is recorded.
+	small.Push(call("record_directive", `{"kind":"note","quote":"x"}`))
+	big.Push(modeltest.Text(`{"kind":"note","quote":"x"}`, 100, 10))
+	out, err = f.reginald(t, small, big).Ask(context.Background(), reader, reginald.AskInput{Question: "note that the demo went well"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff == nil || out.Handoff.Error == nil || out.Handoff.Error.Code != tools.CodeForbidden || out.Proposal != nil {
+		t.Fatalf("read-only handoff = %+v", out.Handoff)
+	}
+	if _, _, n, _ := store.Directives(context.Background(), f.pool, f.p.ID, 10); n != 1 {
+		t.Errorf("%d pending directives after a refused hand-off, want 1", n)
+	}
+}
