@@ -79,6 +79,11 @@ func mountTools(r chi.Router, cfg Config) {
 	a := newAuthenticator(cfg.Tokens)
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
 	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	// POST /v1/ask is Reginald under a path of its own; it is the ask tool,
+	// served only when the registry declares it.
+	if _, ok := cfg.Tools.Lookup("ask"); ok {
+		r.With(a.requireToken(tools.ScopeRead)).Post("/v1/ask", callNamed(cfg.Tools, func(*http.Request) string { return "ask" }))
+	}
 	if cfg.PMState != nil {
 		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
 	}

@@ -49,6 +49,11 @@ const maxToolBodyBytes = 1 << 20
 
 // callTool is POST /v1/tools/{name}: the body is the tool's input.
 func callTool(run ToolRunner) http.HandlerFunc {
+	return callNamed(run, func(r *http.Request) string { return chi.URLParam(r, "name") })
+}
+
+// callNamed calls the tool nameOf names with the body as its input.
+func callNamed(run ToolRunner, nameOf func(*http.Request) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, ok := callerFrom(r.Context())
 		if !ok {
@@ -65,7 +70,7 @@ func callTool(run ToolRunner) http.HandlerFunc {
 			writeError(w, CodeInvalidInput, "could not read body", "")
 			return
 		}
-		name := chi.URLParam(r, "name")
+		name := nameOf(r)
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
 			if body, err = withIdempotencyKey(run, name, body, key); err != nil {
 				writeError(w, CodeInvalidInput, err.Error(), "Idempotency-Key")
