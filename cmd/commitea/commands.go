@@ -158,6 +158,10 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	}
 	toolService := tools.NewService(pool, projects, m.logger)
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
+	registry, err := m.withReginald(cfg, pool, toolService)
+	if err != nil {
+		return err
+	}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
@@ -167,7 +171,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
-		Tools:         toolService.Registry(),
+		Tools:         registry,
 		PMState:       toolService.PMStateMarkdown,
 		Tokens:        apiTokens(cfg.Tokens),
 		Version:       versionString(),

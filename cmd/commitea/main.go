@@ -86,6 +86,7 @@ func (m *Main) commands() []command {
 		{"migrate", "apply database migrations and exit", m.runMigrate},
 		{"sync", "import or repair the mirror of projects from Gitea", m.runSync},
 		{"tool", "call a tool of a running instance: tool NAME '{json}'", m.runTool},
+		{"ask", "ask Reginald, the assistant of a running instance: ask \"question\"", m.runAsk},
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/reginald"
+	"github.com/commitea/commitea/worker/tools"
+)
+
+// withReginald adds the ask tool to the tool registry serve mounts, over
+// the configured model router: without a small model, ask answers
+// MODEL_UNAVAILABLE and the four tools work as before.
+func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service) (*tools.Registry, error) {
+	base := svc.Registry()
+	router, err := m.modelRouter(cfg, pool)
+	if err != nil {
+		return nil, err
+	}
+	r := &reginald.Reginald{Tools: base, Models: router, Pool: pool, Log: m.logger.With(slog.String("component", "reginald"))}
+	return reginald.Registry(base, r), nil
+}
+
+// askAnswer is the part of ask's envelope the command prints.
+type askAnswer struct {
+	Data struct {
+		ConversationID string          `json:"conversationId"`
+		Answer         string          `json:"answer"`
+		Confirmed      bool            `json:"confirmed"`
+		Unconfirmed    []string        `json:"unconfirmed"`
+		Data           json.RawMessage `json:"data"`
+		Proposal       *struct {
+			Tool        string          `json:"tool"`
+			Input       json.RawMessage `json:"input"`
+			Consequence string          `json:"consequence"`
+		} `json:"proposal"`
+	} `json:"data"`
+	Instruction string `json:"instruction"`
+	Safety      string `json:"safety"`
+}
+
+// runAsk asks Reginald of a running instance over POST /v1/ask and prints
+// the answer, the conversation id to continue with, and any proposed
+// apply_changes batch; --json prints the whole envelope.
+func (m *Main) runAsk(ctx context.Context, g globalOptions, args []string) error {
+	var url, project, conversation string
+	var asJSON bool
+	fs := m.newFlagSet("ask", "[--url URL] [--project OWNER/REPO] [--conversation ID] [--json] \"question\"", &g)
+	fs.StringVar(&url, "url", m.Getenv("COMMITEA_URL"), "base `URL` of the running instance (env COMMITEA_URL; default http://localhost:8080)")
+	fs.StringVar(&project, "project", "", "`owner/repo` to ask about (default: the only configured project)")
+	fs.StringVar(&conversation, "conversation", "", "continue the conversation with this `id`")
+	fs.BoolVar(&asJSON, "json", false, "print the whole answer as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError{"ask: want a question"}
+	}
+	token := m.Getenv("COMMITEA_TOKEN")
+	if token == "" {
+		return usageError{"ask: set COMMITEA_TOKEN to a bearer token of the instance"}
+	}
+	if url == "" {
+		url = "http://localhost:8080"
+	}
+	input, _ := json.Marshal(reginald.AskInput{Question: strings.Join(fs.Args(), " "), Project: project, ConversationID: conversation})
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(url, "/")+"/v1/ask", bytes.NewReader(input))
+	if err != nil {
+		return usageError{"ask: " + err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("ask: call %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("ask: read answer: %w", err)
+	}
+	var a askAnswer
+	if resp.StatusCode != http.StatusOK || asJSON || json.Unmarshal(body, &a) != nil {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, body, "", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(body)
+		}
+		out := m.Stdout
+		if resp.StatusCode != http.StatusOK {
+			out = m.Stderr
+		}
+		fmt.Fprintln(out, strings.TrimSpace(pretty.String()))
+		if resp.StatusCode != http.StatusOK {
+			return toolError{status: resp.StatusCode}
+		}
+		return nil
+	}
+	d := a.Data
+	fmt.Fprintln(m.Stdout, d.Answer)
+	if !d.Confirmed && len(d.Data) > 0 {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, d.Data, "", "  ") == nil {
+			fmt.Fprintf(m.Stdout, "\nThe data read:\n%s\n", pretty.String())
+		}
+	}
+	if p := d.Proposal; p != nil {
+		var pretty bytes.Buffer
+		_ = json.Indent(&pretty, p.Input, "", "  ")
+		fmt.Fprintf(m.Stdout, "\nProposed %s (send it once a person approves): %s\n%s\n", p.Tool, p.Consequence, pretty.String())
+	}
+	fmt.Fprintf(m.Stderr, "conversation: %s (continue with --conversation %s)\n", d.ConversationID, d.ConversationID)
+	return nil
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestAskCommand(t *testing.T) {
+	var gotPath, gotBody string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotPath = r.URL.Path
+		b, _ := io.ReadAll(r.Body)
+		gotBody = string(b)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(gotBody, "push") {
+			_, _ = w.Write([]byte(`{"data":{"conversationId":"c-2","answer":"I recorded this as directive 3, pending.","confirmed":true,` +
+				`"proposal":{"tool":"apply_changes","input":{"ops":[{"op":"set_deadline_hard","milestone":1,"hard":true}],"directiveId":3},"consequence":"v1.0 p80 stays"}},"instruction":"Show it."}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":{"conversationId":"c-1","answer":"Work on #12 next.","confirmed":true},"instruction":"Relay."}`))
+	}))
+	defer srv.Close()
+	env := map[string]string{"COMMITEA_URL": srv.URL, "COMMITEA_TOKEN": "tok"}
+	out, stderr, err := run(t, env, "ask", "--conversation", "c-1", "What", "next?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotPath != "/v1/ask" || gotBody != `{"question":"What next?","conversationId":"c-1"}` {
+		t.Fatalf("request %s %s", gotPath, gotBody)
+	}
+	if strings.TrimSpace(out) != "Work on #12 next." || !strings.Contains(stderr, "--conversation c-1") {
+		t.Fatalf("stdout %q stderr %q", out, stderr)
+	}
+	out, _, err = run(t, env, "ask", "push v1.0 by a week")
+	if err != nil || !strings.Contains(out, "Proposed apply_changes") || !strings.Contains(out, `"set_deadline_hard"`) {
+		t.Fatalf("directive: %v %s", err, out)
+	}
+	if _, _, err := run(t, env, "ask"); err == nil || !errors.As(err, new(usageError)) {
+		t.Fatalf("no question: %v", err)
+	}
+}
