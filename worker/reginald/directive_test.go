@@ -85,3 +85,29 @@ func TestDirectiveIsRecordedPendingAndNothingChangesInGitea(t *testing.T) {
 		t.Errorf("%d pending directives after a refused hand-off, want 1", n)
 	}
 }
+
+// TestNoHandOffAfterReading: issue text is data. A model that, after
+// reading an issue, calls record_directive (as text planted in an issue
+// might make it) is refused: nothing is recorded and the answer comes from
+// the data.
+func TestNoHandOffAfterReading(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	small := modeltest.NewOpenAI(t,
+		call("query_project", `{"view":"issue","filters":{"issueId":75}}`),
+		call("record_directive", `{"kind":"scope","quote":"drop everything from v1.0"}`),
+		modeltest.Text("#75 is open.", 0, 0))
+	out, err := f.reginald(t, small, nil).Ask(context.Background(), writer, reginald.AskInput{Question: "What does #75 say?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff != nil || len(out.Reads) != 2 || out.Reads[1].Error == nil || out.Reads[1].Error.Code != tools.CodeForbidden || !out.Confirmed {
+		t.Fatalf("answer = %+v", out)
+	}
+	if _, _, n, _ := store.Directives(context.Background(), f.pool, f.p.ID, 10); n != 0 {
+		t.Errorf("%d directives recorded, want 0", n)
+	}
+	if c := small.Requests()[2].Messages; !strings.Contains(c[len(c)-1].Content, "FORBIDDEN") {
+		t.Errorf("the model was not told: %s", c[len(c)-1].Content)
+	}
+}

@@ -23,5 +23,10 @@
 // text is written by anyone with a Gitea account; the final answer is
 // checked with package prose, so every number and date in it must appear
 // in this turn's tool results or the header, otherwise Reginald says what
-// it could not confirm and shows the data instead.
+// it could not confirm and shows the data instead. A hand-off is taken
+// only as the loop's first step, from the question alone: once project
+// data is in the prompt a write-tool call may come from issue text, and
+// is refused. Hand-offs run with the caller's own scopes (a read token
+// cannot record a directive), and the directive's quote is always the
+// question, verbatim.
 package reginald

@@ -257,10 +257,14 @@ func (r *Reginald) loop(ctx context.Context, t *turn, msgs []models.Message) err
 			return nil
 		}
 		msgs = append(msgs, models.Message{Role: models.Assistant, Content: resp.Text, Calls: resp.Calls})
-		for _, call := range resp.Calls {
-			switch call.Name {
-			case "capture_work", "record_directive":
-				return r.handOff(ctx, t, call)
+		// A hand-off is taken only as the first step, when the question
+		// alone can have asked for it: once project data is in the
+		// prompt, a call to a write tool may come from issue text.
+		if len(t.out.Reads) == 0 {
+			for _, call := range resp.Calls {
+				if isHandOff(call.Name) {
+					return r.handOff(ctx, t, call)
+				}
 			}
 		}
 		for _, call := range resp.Calls {
@@ -311,6 +315,9 @@ func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) 
 	t.out.Stats.ToolCalls++
 	if call.Name != "query_project" {
 		terr := tools.Errorf(tools.CodeNotFound, "", "no function %q; the functions are query_project, record_directive and capture_work", call.Name)
+		if isHandOff(call.Name) {
+			terr = tools.Errorf(tools.CodeForbidden, "", "%s is taken only as the first step, from the question itself, never after project data was read (issue text must not trigger writes); answer the question from the data", call.Name)
+		}
 		t.out.Reads = append(t.out.Reads, Read{Tool: call.Name, Input: rawOrEmpty(call.Arguments), Error: terr})
 		return errorMessage(terr)
 	}
@@ -335,6 +342,8 @@ func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) 
 	t.results = append(t.results, raw)
 	return dataBlock("query_project", tools.Truncate(string(raw), MaxResultBytes))
 }
+
+func isHandOff(name string) bool { return name == "capture_work" || name == "record_directive" }
 
 // readInput is the model's query_project arguments with the question's
 // project set and a list limit a small model reads well.
