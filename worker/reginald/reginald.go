@@ -48,6 +48,10 @@ const (
 	// MaxResultBytes bounds one tool result in the prompt (about 1,500
 	// tokens); the rest is cut with the tools' truncation marker.
 	MaxResultBytes = 6000
+	// DefaultPromptBudget bounds a prompt's estimated tokens
+	// (models.RequestTokens): tool results are cut to fit.
+	DefaultPromptBudget = 6000
+	minResultBytes      = 1000
 	// MaxQuestionBytes bounds a question.
 	MaxQuestionBytes     = 4000
 	summaryQuestionBytes = 160
@@ -64,6 +68,7 @@ type Reginald struct {
 	Log          *slog.Logger
 	MaxToolCalls int              // 0: DefaultMaxToolCalls
 	MemoryTurns  int              // 0: DefaultMemoryTurns
+	PromptBudget int              // 0: DefaultPromptBudget
 	Now          func() time.Time // nil: time.Now
 }
 
@@ -224,6 +229,13 @@ func (r *Reginald) maxToolCalls() int {
 	return DefaultMaxToolCalls
 }
 
+func (r *Reginald) promptBudget() int {
+	if r.PromptBudget > 0 {
+		return r.PromptBudget
+	}
+	return DefaultPromptBudget
+}
+
 func (r *Reginald) memoryTurns() int {
 	if r.MemoryTurns > 0 {
 		return r.MemoryTurns
@@ -246,8 +258,10 @@ func (r *Reginald) loop(ctx context.Context, t *turn, msgs []models.Message) err
 	if err != nil {
 		return err
 	}
+	var shown []shownResult
 	for {
 		req := models.Request{Tool: "ask", Messages: msgs, Functions: functions, MaxTokens: answerMaxTokens, Temperature: models.Ptr(0.0)}
+		fitPrompt(&req, shown, r.promptBudget())
 		resp, err := r.generate(ctx, t, models.Small, req)
 		if err != nil {
 			return err
@@ -272,7 +286,11 @@ func (r *Reginald) loop(ctx context.Context, t *turn, msgs []models.Message) err
 				r.stop(t)
 				return nil
 			}
-			msgs = append(msgs, models.Message{Role: models.ToolResult, CallID: call.ID, Name: call.Name, Content: r.read(ctx, t, call)})
+			content, body := r.read(ctx, t, call)
+			if body != "" {
+				shown = append(shown, shownResult{index: len(msgs), body: body, limit: MaxResultBytes})
+			}
+			msgs = append(msgs, models.Message{Role: models.ToolResult, CallID: call.ID, Name: call.Name, Content: content})
 		}
 	}
 }
@@ -310,8 +328,9 @@ func modelError(err error, role models.Role) error {
 }
 
 // read runs one query_project call for the model and returns the tool
-// message: the envelope, capped and delimited as data.
-func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) string {
+// message (the envelope, capped and delimited as data, or the error) and
+// the whole encoded envelope, which fitPrompt may cut further.
+func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) (content, body string) {
 	t.out.Stats.ToolCalls++
 	if call.Name != "query_project" {
 		terr := tools.Errorf(tools.CodeNotFound, "", "no function %q; the functions are query_project, record_directive and capture_work", call.Name)
@@ -319,28 +338,57 @@ func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) 
 			terr = tools.Errorf(tools.CodeForbidden, "", "%s is taken only as the first step, from the question itself, never after project data was read (issue text must not trigger writes); answer the question from the data", call.Name)
 		}
 		t.out.Reads = append(t.out.Reads, Read{Tool: call.Name, Input: rawOrEmpty(call.Arguments), Error: terr})
-		return errorMessage(terr)
+		return errorMessage(terr), ""
 	}
 	input, err := readInput(call.Arguments, t.in.Project)
 	if err != nil {
 		terr := tools.Errorf(tools.CodeInvalidInput, "", "the arguments are not a JSON object: %v", err)
 		t.out.Reads = append(t.out.Reads, Read{Tool: call.Name, Input: rawOrEmpty(call.Arguments), Error: terr})
-		return errorMessage(terr)
+		return errorMessage(terr), ""
 	}
 	env, terr := r.Tools.Call(ctx, t.caller, "query_project", input)
 	t.out.Reads = append(t.out.Reads, Read{Tool: call.Name, Input: input, Error: terr})
 	if terr != nil {
-		return errorMessage(terr)
+		return errorMessage(terr), ""
 	}
 	if err := t.facts.AddValue(env.Data); err != nil {
 		r.log().WarnContext(ctx, "facts of a tool result", slog.Any("error", err))
 	}
 	raw, err := json.Marshal(env)
 	if err != nil {
-		return errorMessage(tools.Errorf(tools.CodeInternal, "", "could not encode the result"))
+		return errorMessage(tools.Errorf(tools.CodeInternal, "", "could not encode the result")), ""
 	}
 	t.results = append(t.results, raw)
-	return dataBlock("query_project", tools.Truncate(string(raw), MaxResultBytes))
+	return dataBlock("query_project", tools.Truncate(string(raw), MaxResultBytes)), string(raw)
+}
+
+// shownResult is a tool result in the prompt: the message's index, the
+// whole envelope and the bytes of it shown.
+type shownResult struct {
+	index int
+	body  string
+	limit int
+}
+
+// fitPrompt keeps a request within budget tokens: while it is over, the
+// largest tool result shown is cut to half its size (with the truncation
+// marker), down to minResultBytes each. The facts the answer is checked
+// against stay whole; a figure cut from view cannot be quoted anyway.
+func fitPrompt(req *models.Request, shown []shownResult, budget int) {
+	for models.RequestTokens(*req) > budget {
+		largest := -1
+		for i, s := range shown {
+			if s.limit > minResultBytes && len(s.body) > minResultBytes && (largest < 0 || min(s.limit, len(s.body)) > min(shown[largest].limit, len(shown[largest].body))) {
+				largest = i
+			}
+		}
+		if largest < 0 {
+			return
+		}
+		s := &shown[largest]
+		s.limit = max(min(s.limit, len(s.body))/2, minResultBytes)
+		req.Messages[s.index].Content = dataBlock("query_project", tools.Truncate(s.body, s.limit))
+	}
 }
 
 func isHandOff(name string) bool { return name == "capture_work" || name == "record_directive" }

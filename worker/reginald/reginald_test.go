@@ -264,3 +264,36 @@ func TestAskToolOverTheRegistry(t *testing.T) {
 }
 
 var _ = models.Small
+
+// TestPromptStaysInBudget: four large reads come to about 5,800 tokens;
+// under a budget of 4,000 the largest results are cut (with the
+// truncation marker) so every prompt stays within it.
+func TestPromptStaysInBudget(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, storetest.ProjectShape{Open: 400, Done: 200, People: 8, DepShare: 0.3, Milestones: 4, Seed: 11})
+	small := modeltest.NewOpenAI(t,
+		call("query_project", `{"view":"board"}`),
+		call("query_project", `{"view":"focus"}`),
+		call("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),
+		call("query_project", `{"view":"runway"}`),
+		modeltest.Text("That is a lot of work.", 0, 0))
+	r := f.reginald(t, small, nil)
+	r.PromptBudget = 4000
+	out, err := r.Ask(context.Background(), reader, reginald.AskInput{Question: "Give me the whole picture."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stats.ToolCalls != 4 || !out.Confirmed {
+		t.Fatalf("answer = %+v", out)
+	}
+	for i, n := range out.Stats.PromptTokens {
+		if n > r.PromptBudget {
+			t.Errorf("prompt %d: %d tokens, over the budget", i, n)
+		}
+	}
+	reqs := small.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(fmt.Sprint(last.Messages), "[truncated: shown") {
+		t.Errorf("no result was cut")
+	}
+	t.Logf("prompt tokens: %v", out.Stats.PromptTokens)
+}
