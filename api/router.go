@@ -11,6 +11,14 @@ import (
 
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/metrics"
+)
+
+// Token scopes.
+const (
+	ScopeRead    = "read"
+	ScopeWrite   = "write"
+	ScopeApprove = "approve"
 )
 
 // DeliverySink takes a verified delivery and returns once it is durably
@@ -33,6 +41,13 @@ type Config struct {
 	Decode        DeliveryDecoder
 	Ready         ReadinessChecker
 	Log           *slog.Logger
+	// Tokens are the bearer tokens accepted by the authenticated routes.
+	Tokens []Token
+	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
+	Dashboard http.Handler
+	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
+	// it can retry and cancel jobs.
+	RiverUI http.Handler
 }
 
 // NewRouter builds the HTTP handler.
@@ -57,5 +72,22 @@ func NewRouter(cfg Config) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg}).ServeHTTP)
+	// Metrics carry no secrets and scrapers rarely hold tokens; keep the
+	// port off the public internet instead.
+	r.Method(http.MethodGet, "/metrics", metrics.Handler())
+	auth := authenticator{tokens: cfg.Tokens}
+	if cfg.Dashboard != nil {
+		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
+			target := "/dashboard/"
+			if q := req.URL.RawQuery; q != "" {
+				target += "?" + q
+			}
+			http.Redirect(w, req, target, http.StatusFound)
+		})
+		r.With(auth.requireScope(ScopeRead, true)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+	}
+	if cfg.RiverUI != nil {
+		r.With(auth.requireScope(ScopeApprove, true)).Mount("/riverui", cfg.RiverUI)
+	}
 	return r
 }

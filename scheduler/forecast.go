@@ -726,6 +726,10 @@ func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
 	return (g.base + histBuckets) / g.invW
 }
 
+// milestoneQuantileSteps is how many steps MilestoneForecast.Quantiles has
+// between probability 0 and 1 (5% each).
+const milestoneQuantileSteps = 20
+
 // rankQuantile is the nearest-rank quantile of sorted values.
 func rankQuantile(sorted []float64, q float64) float64 {
 	k := int(math.Ceil(q*float64(len(sorted)))) - 1
@@ -797,6 +801,10 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 			out.P10 = p.at(rankQuantile(sorted, 0.10))
 			out.P50 = p.at(rankQuantile(sorted, 0.50))
 			out.P80 = p.at(rankQuantile(sorted, 0.80))
+			out.Quantiles = make([]time.Time, milestoneQuantileSteps+1)
+			for i := range out.Quantiles {
+				out.Quantiles[i] = p.at(rankQuantile(sorted, float64(i)/milestoneQuantileSteps))
+			}
 			if !m.Due.IsZero() {
 				dueH := m.Due.Sub(p.origin).Hours()
 				k, _ := slices.BinarySearch(sorted, math.Nextafter(dueH, math.Inf(1)))

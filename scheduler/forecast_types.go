@@ -64,6 +64,10 @@ type MilestoneForecast struct {
 	PDue float64 `json:"pDue"`
 	// SlackDays is due − p80 in working days (negative when late).
 	SlackDays float64 `json:"slackDays"`
+	// Quantiles is the finish-date distribution as a compact CDF: the
+	// finish date at probability 0, 5%, 10%, … 100% (21 points), so a
+	// reader can draw the whole S-curve. Empty when nothing is left.
+	Quantiles []time.Time `json:"quantiles,omitempty"`
 }
 
 // PersonLoad is one person's scheduled work, in focused hours, median over

@@ -302,6 +302,9 @@ func generate(base *state, p Project, serverURL string) error {
 		c := cals[k]
 		for j := range 1 + rng.IntN(2) {
 			size := 1 + rng.IntN(3)
+			if person.HoursPerDay < 4 {
+				size = 1 // a part-timer holds small pieces
+			}
 			started := c.advance(now.AddDate(0, 0, -1-rng.IntN(6)), 0)
 			updated := started
 			if j == 1 && k%2 == 0 {
@@ -316,7 +319,12 @@ func generate(base *state, p Project, serverURL string) error {
 			it := &generatedItem{
 				title: title(), created: started.Add(-time.Duration(24+rng.IntN(20*24)) * time.Hour),
 				started: started, updated: updated, person: person.Login,
-				labels: []string{genSizes[size], prio(), kind()}, milestone: int64(1 + rng.IntN(2)),
+				labels: []string{genSizes[size], []string{"p/1", "p/2"}[rng.IntN(2)], kind()}, milestone: int64(1 + rng.IntN(2)),
+			}
+			if it.milestone == 1 {
+				// What people have in hand for the launch is high priority;
+				// low-priority work in hand would wait behind the backlog.
+				it.labels[1] = "p/1"
 			}
 			it.body = it.title + "."
 			if rng.IntN(2) == 0 {
@@ -343,16 +351,22 @@ func generate(base *state, p Project, serverURL string) error {
 
 	// Backlog: estimated work waiting in every milestone (triage), work
 	// without an estimate, and a few untouched reports (diagnosis).
+	// The launch's work is urgent or high priority, later milestones'
+	// mostly normal or low, as a team that plans would have it.
 	backlog := []struct {
 		milestone int64
 		n         int
-	}{{1, 22}, {2, 26}, {3, 24}, {4, 20}, {0, 8}}
+		prios     []string
+	}{
+		{1, 16, []string{"p/0", "p/1", "p/1"}}, {2, 22, []string{"p/1", "p/2", "p/2"}},
+		{3, 22, []string{"p/2", "p/2", "p/3"}}, {4, 20, []string{"p/2", "p/3", "p/3"}}, {0, 8, []string{"p/3"}},
+	}
 	for _, b := range backlog {
 		for j := range b.n {
 			size := pickSize()
 			it := &generatedItem{
 				title: title(), created: now.Add(-time.Duration(24+rng.IntN(120*24)) * time.Hour),
-				labels: []string{genSizes[size], prio(), kind()}, milestone: b.milestone,
+				labels: []string{genSizes[size], b.prios[rng.IntN(len(b.prios))], kind()}, milestone: b.milestone,
 			}
 			if b.milestone == 1 && size == 4 {
 				it.labels[0] = "est/l" // nothing that large fits the launch
@@ -538,7 +552,7 @@ func (g *generator) history(it *generatedItem) {
 		pr.body = fmt.Sprintf("Fixes #%d", it.number)
 		pr.pull["body"] = pr.body
 		pr.title = it.pullFor.title
-		st.timelineEntry(is, "pull_ref", st.users[it.person], pr.createdAt, obj{"ref_issue": st.renderIssue(pr), "ref_action": 0})
+		st.timelineEntry(is, "pull_ref", st.users[it.person], pr.createdAt, obj{"ref_issue": st.renderIssue(pr), "ref_action": "closes"})
 	}
 	if !it.closed.IsZero() {
 		st.timelineEntry(is, "close", actor, it.closed, nil)
