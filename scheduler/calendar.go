@@ -175,24 +175,63 @@ func minTime(a, b time.Time) time.Time {
 type timeline struct {
 	hpd, invHPD float64
 	starts      []float64 // window k spans [starts[k], starts[k]+hpd)
+	offsets     []float64 // starts[k] - k*hpd: wall clock = offsets[k] + u inside window k
 	dayFirst    []int32
 }
 
 // newTimeline precomputes the calendar's windows from origin for at least
-// horizonDays days.
+// horizonDays days. It steps through local dates with integer day numbers
+// and asks the time zone for an offset only when a zone period (a daylight
+// saving stretch) ends, so a year of windows costs microseconds; the result
+// equals the day-by-day walk of windowOn.
 func newTimeline(cal Calendar, origin time.Time, horizonDays int) *timeline {
 	c := cal.normalized()
-	off := c.offDates()
+	off := make(map[int64]bool, len(c.Holidays))
+	for _, h := range c.Holidays {
+		off[dayNumber(h)] = true
+	}
+	for _, r := range c.TimeOff {
+		for d := dayNumber(r.From); d <= dayNumber(r.To); d++ {
+			off[d] = true
+		}
+	}
 	lo := origin.In(c.Location)
-	day := time.Date(lo.Year(), lo.Month(), lo.Day()-1, 12, 0, 0, 0, c.Location)
+	first := dayNumber(lo) - 1 // a window that started yesterday may still be open
+	originSec, originNsec := origin.Unix(), origin.Nanosecond()
+	var zoneOff, zoneStart, zoneEnd int64
+	zoneAt := func(unix int64) {
+		t := time.Unix(unix, 0).In(c.Location)
+		_, o := t.Zone()
+		zoneOff = int64(o)
+		zs, ze := t.ZoneBounds()
+		zoneStart, zoneEnd = math.MinInt64, math.MaxInt64
+		if !zs.IsZero() {
+			zoneStart = zs.Unix()
+		}
+		if !ze.IsZero() {
+			zoneEnd = ze.Unix()
+		}
+	}
+	zoneAt(first * 86400)
+	hpdSec := c.HoursPerDay * 3600
 	tl := &timeline{hpd: c.HoursPerDay, invHPD: 1 / c.HoursPerDay}
-	for i := 0; i < horizonDays+2 || (len(tl.starts) < 2 && i < maxCalendarDays); i++ {
-		s, e, ok := c.windowOn(day.Year(), day.Month(), day.Day(), off)
-		day = day.AddDate(0, 0, 1)
-		if !ok || !e.After(origin) {
+	tl.starts = make([]float64, 0, horizonDays*5/7+8)
+	for i := int64(0); i < int64(horizonDays)+2 || (len(tl.starts) < 2 && i < maxCalendarDays); i++ {
+		d := first + i
+		if !c.WorkingDays[((d%7)+7+4)%7] || off[d] { // day 0, 1970-01-01, was a Thursday
 			continue
 		}
-		tl.starts = append(tl.starts, s.Sub(origin).Hours())
+		local := d*86400 + WorkdayStartHour*3600
+		utc := local - zoneOff
+		if utc < zoneStart || utc >= zoneEnd {
+			zoneAt(utc)
+			utc = local - zoneOff
+		}
+		startH := (float64(utc-originSec) - float64(originNsec)/1e9) / 3600
+		if startH*3600+hpdSec <= 0 {
+			continue // ended before the origin
+		}
+		tl.starts = append(tl.starts, startH)
 	}
 	if len(tl.starts) < 2 {
 		// Never works inside thirty years: pretend one window a week after them,
@@ -201,6 +240,10 @@ func newTimeline(cal Calendar, origin time.Time, horizonDays int) *timeline {
 		tl.starts = append(tl.starts[:0], base, base+168)
 	}
 	n := len(tl.starts)
+	tl.offsets = make([]float64, n)
+	for k, st := range tl.starts {
+		tl.offsets[k] = st - float64(k)*tl.hpd
+	}
 	days := int(math.Ceil((tl.starts[n-1]+tl.hpd)/24)) + 1
 	tl.dayFirst = make([]int32, days)
 	k := 0
@@ -251,25 +294,30 @@ func (tl *timeline) workingBeyond(t float64) float64 {
 // on a window boundary.
 func (tl *timeline) startAt(u float64) float64 {
 	k := int(u * tl.invHPD)
-	if k >= len(tl.starts) {
+	if k >= len(tl.offsets) {
 		return tl.wallBeyond(u)
 	}
-	return tl.starts[k] + (u - float64(k)*tl.hpd)
+	return tl.offsets[k] + u
 }
 
 // finishAt returns the wall-clock hour at which working coordinate u is
 // reached when work ends there: the end of a window, not the start of the
-// next, when u falls on a boundary.
+// next, when u falls on a boundary (u is nudged down by a nanosecond-sized
+// amount before picking the window, which keeps the hot path branch-free).
 func (tl *timeline) finishAt(u float64) float64 {
-	k := int(math.Ceil(u*tl.invHPD)) - 1
-	if k < 0 {
-		k = 0
+	k := int((u - boundaryNudge) * tl.invHPD)
+	if uint(k) >= uint(len(tl.offsets)) {
+		if k < 0 {
+			k = 0
+		} else {
+			return tl.wallBeyond(u)
+		}
 	}
-	if k >= len(tl.starts) {
-		return tl.wallBeyond(u)
-	}
-	return tl.starts[k] + (u - float64(k)*tl.hpd)
+	return tl.offsets[k] + u
 }
+
+// boundaryNudge is far below the minute resolution of every output.
+const boundaryNudge = 1e-9
 
 func (tl *timeline) wallBeyond(u float64) float64 {
 	n := len(tl.starts)

@@ -51,8 +51,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -84,12 +82,16 @@ func Run(in Input, opts Options) (Forecast, error) {
 
 // planItem is one schedulable open issue, in schedule order.
 type planItem struct {
-	key      uint64 // draw stream
-	tab      int32  // offset of its effort table
-	person   int32  // index into plan.people, -1 for the team pool
-	poolSlot int32  // index among pool items, -1 when assigned
-	group    int32  // index into plan.groups
-	depLo    int32  // deps[depLo:depHi] are positions of its dependencies
+	key      uint64  // draw stream
+	scale    float32 // exp(mu) of its effort
+	spent    float32 // hours already spent, subtracted from the draw
+	tab      int32   // offset of its sigma table
+	lo       uint32  // first table slot (truncation at spent)
+	span     uint32  // drawTableSize - lo
+	person   int32   // index into plan.people, -1 for the team pool
+	poolSlot int32   // index among pool items, -1 when assigned
+	group    int32   // index into plan.groups
+	depLo    int32   // deps[depLo:depHi] are positions of its dependencies
 	depHi    int32
 	issue    int32 // index into Input.Issues
 }
@@ -109,22 +111,24 @@ type planGroup struct {
 // plan is an input compiled for the kernel: everything that does not change
 // between trials.
 type plan struct {
-	in       Input
-	origin   time.Time
-	trials   int
-	seed     uint64
-	workers  int
-	items    []planItem
-	deps     []int32
-	tables   []float32
-	people   []planPerson
-	pool     []int32
-	poolN    int
-	groups   []planGroup
-	unsched  map[int64]string // open issue number -> reason
-	openIdx  []int32          // open issues (Input.Issues indices) by number
-	itemOf   map[int64]int32  // issue number -> position, schedulable only
-	minHours float64
+	in      Input
+	origin  time.Time
+	trials  int
+	seed    uint64
+	workers int
+	items   []planItem
+	deps    []int32
+	tables  []float32
+	people  []planPerson
+	tls     []*timeline // per person, the kernel's copy of people[k].tl
+	pool    []int32
+	poolPos []int32 // per person: slot in pool, -1 when not in it
+	poolN   int
+	groups  []planGroup
+	unsched map[int64]string // open issue number -> reason
+	openIdx []int32          // open issues (Input.Issues indices) by number
+	itemOf  map[int64]int32  // issue number -> position, schedulable only
+	trace   bool             // record each item's start (tests)
 }
 
 func newPlan(in Input, opts Options) (*plan, error) {
@@ -165,61 +169,66 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmpInt64(in.Issues[a].Number, in.Issues[b].Number) })
 
 	// Rank the open issues by the work-order key.
-	ranked := slices.Clone(p.openIdx)
-	keyOf := func(i int32) (prio int, hard bool, due int64, started bool) {
+	type orderKey struct {
+		prio    int
+		hard    bool
+		due     int64
+		started bool
+		number  int64
+	}
+	keys := make([]orderKey, len(in.Issues))
+	for _, i := range p.openIdx {
 		is := in.Issues[i]
 		m, ok := milestones[is.Milestone]
-		due = math.MaxInt64
+		due := int64(math.MaxInt64)
 		if ok && !m.Due.IsZero() {
 			due = m.Due.Unix()
 		}
-		return is.Priority, is.HardDeadline || (ok && m.Hard), due, is.State == Steeping || is.State == InReview
+		keys[i] = orderKey{is.Priority, is.HardDeadline || (ok && m.Hard), due, is.State == Steeping || is.State == InReview, is.Number}
 	}
-	slices.SortStableFunc(ranked, func(a, b int32) int {
-		pa, ha, da, sa := keyOf(a)
-		pb, hb, db, sb := keyOf(b)
-		if c := cmp.Compare(pa, pb); c != 0 {
+	ranked := slices.Clone(p.openIdx)
+	slices.SortFunc(ranked, func(a, b int32) int {
+		ka, kb := &keys[a], &keys[b]
+		if c := cmp.Compare(ka.prio, kb.prio); c != 0 {
 			return c
 		}
-		if ha != hb {
-			if ha {
+		if ka.hard != kb.hard {
+			if ka.hard {
 				return -1
 			}
 			return 1
 		}
-		if c := cmp.Compare(da, db); c != 0 {
+		if c := cmp.Compare(ka.due, kb.due); c != 0 {
 			return c
 		}
-		if sa != sb {
-			if sa {
+		if ka.started != kb.started {
+			if ka.started {
 				return -1
 			}
 			return 1
 		}
-		return cmpInt64(in.Issues[a].Number, in.Issues[b].Number)
+		return cmpInt64(ka.number, kb.number)
 	})
-	rank := make(map[int32]int, len(ranked))
+	rank := make([]int32, len(in.Issues))
 	for r, i := range ranked {
-		rank[i] = r
+		rank[i] = int32(r)
 	}
 
 	// Dependencies between open issues; unknown ones and oversize estimates
 	// make an issue unschedulable outright.
 	p.unsched = make(map[int64]string)
-	openDeps := make(map[int32][]int32, len(p.openIdx))
-	dependents := make(map[int32][]int32)
-	indeg := make(map[int32]int, len(p.openIdx))
+	openDeps := make([][]int32, len(in.Issues))
+	dependents := make([][]int32, len(in.Issues))
+	indeg := make([]int32, len(in.Issues))
 	for _, i := range p.openIdx {
 		is := in.Issues[i]
 		if tooLarge(is.Labels) && is.Estimate == "" {
 			p.unsched[is.Number] = ReasonTooLarge
 		}
-		seen := map[int64]bool{}
-		for _, d := range is.DependsOn {
-			if seen[d] {
+		for k, d := range is.DependsOn {
+			if slices.Contains(is.DependsOn[:k], d) {
 				continue
 			}
-			seen[d] = true
 			j, ok := byNumber[d]
 			if !ok {
 				if _, bad := p.unsched[is.Number]; !bad {
@@ -245,9 +254,11 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		}
 	}
 	order := make([]int32, 0, len(p.openIdx))
+	inOrder := make([]bool, len(in.Issues))
 	for ready.len() > 0 {
 		i := ready.pop()
 		order = append(order, i)
+		inOrder[i] = true
 		for _, j := range dependents[i] {
 			indeg[j]--
 			if indeg[j] == 0 {
@@ -255,24 +266,22 @@ func newPlan(in Input, opts Options) (*plan, error) {
 			}
 		}
 	}
-	inOrder := make(map[int32]bool, len(order))
-	for _, i := range order {
-		inOrder[i] = true
-	}
 	for _, i := range p.openIdx {
 		if !inOrder[i] {
 			p.unsched[in.Issues[i].Number] = ReasonCycle
 		}
 	}
 	// Whatever depends on an unschedulable issue inherits its reason.
-	for _, i := range order {
-		if _, bad := p.unsched[in.Issues[i].Number]; bad {
-			continue
-		}
-		for _, j := range openDeps[i] {
-			if r, bad := p.unsched[in.Issues[j].Number]; bad {
-				p.unsched[in.Issues[i].Number] = r
-				break
+	if len(p.unsched) > 0 {
+		for _, i := range order {
+			if _, bad := p.unsched[in.Issues[i].Number]; bad {
+				continue
+			}
+			for _, j := range openDeps[i] {
+				if r, bad := p.unsched[in.Issues[j].Number]; bad {
+					p.unsched[in.Issues[i].Number] = r
+					break
+				}
 			}
 		}
 	}
@@ -315,10 +324,17 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	if len(p.pool) == 0 {
 		p.pool = append(p.pool, addPerson("", Calendar{}))
 	}
+	if len(p.pool) > maxPool {
+		return nil, fmt.Errorf("forecast: %d people, at most %d supported", len(p.pool), maxPool)
+	}
+	p.poolPos = slices.Repeat([]int32{-1}, len(p.people))
+	for ps, k := range p.pool {
+		p.poolPos[k] = int32(ps)
+	}
 
 	// Milestone groups and effort tables.
 	groupIdx := map[int64]int32{}
-	tableAt := map[[3]float64]int32{}
+	tableAt := map[float64]int32{}
 	p.itemOf = make(map[int64]int32, len(order))
 	meanByPerson := make([]float64, len(p.people))
 	var poolMean float64
@@ -346,15 +362,19 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		if (is.State == Steeping || is.State == InReview) && is.SpentHours > 0 {
 			spent = is.SpentHours
 		}
-		tk := [3]float64{mu, sigma, spent}
-		tab, ok := tableAt[tk]
+		tab, ok := tableAt[sigma]
 		if !ok {
 			tab = int32(len(p.tables))
-			tableAt[tk] = tab
+			tableAt[sigma] = tab
 			p.tables = append(p.tables, make([]float32, drawTableSize)...)
-			lognormalTable(p.tables[tab:tab+drawTableSize], mu, sigma, spent)
+			sigmaTable(p.tables[tab:tab+drawTableSize], sigma)
 		}
-		it := planItem{key: issueStream(p.seed, is.Number), tab: tab, person: -1, poolSlot: -1, group: g, issue: i}
+		lo := truncationIndex(mu, sigma, spent)
+		it := planItem{
+			key: issueStream(p.seed, is.Number), scale: float32(math.Exp(mu)), spent: float32(spent),
+			tab: tab, lo: lo, span: drawTableSize - lo,
+			person: -1, poolSlot: -1, group: g, issue: i,
+		}
 		mean := math.Exp(mu + sigma*sigma/2)
 		if is.Assignee != "" {
 			it.person = personIdx[is.Assignee]
@@ -392,6 +412,7 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		}
 		p.people[k].tl = newTimeline(cals[k], p.origin, days)
 		p.people[k].start = p.people[k].tl.working(0)
+		p.tls = append(p.tls, p.people[k].tl)
 	}
 	return p, nil
 }
@@ -409,7 +430,7 @@ func tooLarge(labels []string) bool {
 
 // rankHeap is a min-heap of issue indices by rank.
 type rankHeap struct {
-	rank map[int32]int
+	rank []int32
 	a    []int32
 }
 
@@ -450,264 +471,6 @@ func (h *rankHeap) pop() int32 {
 	return top
 }
 
-// trialState is one worker's scratch space, reused for every trial.
-type trialState struct {
-	start, fin []float64 // per item, wall-clock hours since origin
-	effort     []float32
-	pred       []int32 // per item: the item that bound its start, -1 none
-	who        []int32 // per item: the person who did it
-	free       []float64
-	freeWall   []float64 // when each person can next start, wall-clock
-	last       []int32
-	hours      []float64
-}
-
-func (p *plan) newTrialState() *trialState {
-	n, np := len(p.items), len(p.people)
-	return &trialState{
-		start: make([]float64, n), fin: make([]float64, n), effort: make([]float32, n),
-		pred: make([]int32, n), who: make([]int32, n),
-		free: make([]float64, np), freeWall: make([]float64, np), last: make([]int32, np), hours: make([]float64, np),
-	}
-}
-
-// runTrial schedules one trial into s.
-func (p *plan) runTrial(trial int, s *trialState) {
-	for k := range p.people {
-		s.free[k] = p.people[k].start
-		s.freeWall[k] = p.people[k].tl.startAt(p.people[k].start)
-		s.last[k] = -1
-		s.hours[k] = 0
-	}
-	items, deps, tables, people, pool := p.items, p.deps, p.tables, p.people, p.pool
-	fin := s.fin
-	for pos := range items {
-		it := &items[pos]
-		eff := tables[int(it.tab)+int(drawIndex(it.key, trial))]
-		ready, depPred := 0.0, int32(-1)
-		for _, d := range deps[it.depLo:it.depHi] {
-			if f := fin[d]; f > ready {
-				ready, depPred = f, d
-			}
-		}
-		who := it.person
-		if who < 0 {
-			who = pool[0]
-			best := s.freeWall[who]
-			for _, q := range pool[1:] {
-				if fw := s.freeWall[q]; fw < best {
-					best, who = fw, q
-				}
-			}
-		}
-		tl := people[who].tl
-		u, pred := s.free[who], s.last[who]
-		if depPred >= 0 {
-			if ur := tl.working(ready); ur > u {
-				u, pred = ur, depPred
-			}
-		}
-		end := u + float64(eff)
-		s.start[pos] = tl.startAt(u)
-		fin[pos] = tl.finishAt(end)
-		s.free[who] = end
-		s.freeWall[who] = tl.startAt(end)
-		s.last[who] = int32(pos)
-		s.hours[who] += float64(eff)
-		s.effort[pos] = eff
-		s.pred[pos] = pred
-		s.who[pos] = who
-	}
-}
-
-// Histogram layout for issue quantiles.
-const (
-	histBuckets = 256
-	pilotTrials = 256
-)
-
-// issueGrid maps an item's finish hour to a histogram bucket: bucket b
-// covers [(base+b)*width, (base+b+1)*width) hours after the origin.
-type issueGrid struct {
-	invW, base float64
-}
-
-func (g issueGrid) bucket(t float64) int {
-	b := int(t*g.invW - g.base)
-	if b < 0 {
-		return 0
-	}
-	if b >= histBuckets {
-		return histBuckets - 1
-	}
-	return b
-}
-
-// workerAcc is one worker's share of the results; merging sums them, so the
-// outcome does not depend on which worker ran which trials.
-type workerAcc struct {
-	hist     []uint32 // items × histBuckets
-	crit     []uint32 // per item: trials on its group's critical chain
-	poolWho  []uint32 // pool items × pool size
-	issueSum []int64  // per person: issues done, summed over trials
-}
-
-func (p *plan) run() Forecast {
-	n, T := len(p.items), p.trials
-	// Per-trial series that are few enough to keep whole: milestone
-	// (group) finishes, person hours and person free times.
-	groupFin := make([][]float64, len(p.groups))
-	for g := range groupFin {
-		groupFin[g] = make([]float64, T)
-	}
-	personHours := make([][]float64, len(p.people))
-	personFree := make([][]float64, len(p.people))
-	for k := range p.people {
-		personHours[k] = make([]float64, T)
-		personFree[k] = make([]float64, T)
-	}
-
-	grids := p.pilot()
-
-	workers := min(p.workers, max(1, T/64))
-	accs := make([]*workerAcc, workers)
-	const block = 64
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		acc := &workerAcc{
-			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
-			poolWho: make([]uint32, p.poolN*len(p.pool)), issueSum: make([]int64, len(p.people)),
-		}
-		accs[w] = acc
-		wg.Go(func() {
-			s := p.newTrialState()
-			poolPos := make([]int32, len(p.people))
-			for k, q := range p.pool {
-				poolPos[q] = int32(k)
-			}
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= T {
-					return
-				}
-				for trial := lo; trial < min(lo+block, T); trial++ {
-					p.runTrial(trial, s)
-					for pos := range p.items {
-						acc.hist[pos*histBuckets+grids[pos].bucket(s.fin[pos])]++
-						if sl := p.items[pos].poolSlot; sl >= 0 {
-							acc.poolWho[int(sl)*len(p.pool)+int(poolPos[s.who[pos]])]++
-						}
-						acc.issueSum[s.who[pos]]++
-					}
-					p.markCritical(s, acc.crit, groupFin, trial)
-					for k := range p.people {
-						personHours[k][trial] = s.hours[k]
-						personFree[k][trial] = p.people[k].tl.finishAt(s.free[k])
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, a := range accs[1:] {
-		for i, v := range a.hist {
-			accs[0].hist[i] += v
-		}
-		for i, v := range a.crit {
-			accs[0].crit[i] += v
-		}
-		for i, v := range a.poolWho {
-			accs[0].poolWho[i] += v
-		}
-		for i, v := range a.issueSum {
-			accs[0].issueSum[i] += v
-		}
-	}
-	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
-}
-
-// markCritical records each group's finish for the trial and walks its
-// critical chain back from the last-finishing issue.
-func (p *plan) markCritical(s *trialState, crit []uint32, groupFin [][]float64, trial int) {
-	for g := range p.groups {
-		groupFin[g][trial] = -1
-	}
-	// Last finishing item per group; a small fixed set, so a scan per group
-	// is cheaper than bookkeeping in the kernel.
-	var lastPos [8]int32
-	lasts := lastPos[:0]
-	if len(p.groups) > len(lastPos) {
-		lasts = make([]int32, 0, len(p.groups))
-	}
-	for range p.groups {
-		lasts = append(lasts, -1)
-	}
-	for pos := range p.items {
-		g := p.items[pos].group
-		if f := s.fin[pos]; f > groupFin[g][trial] {
-			groupFin[g][trial] = f
-			lasts[g] = int32(pos)
-		}
-	}
-	for g := range p.groups {
-		for pos := lasts[g]; pos >= 0; pos = s.pred[pos] {
-			if p.items[pos].group == int32(g) {
-				crit[pos]++
-			}
-		}
-	}
-}
-
-// pilot runs the first trials to size each issue's histogram: the range of
-// pilot finishes, widened by that range on each side, in power-of-two-hour
-// buckets aligned to the origin.
-func (p *plan) pilot() []issueGrid {
-	n := len(p.items)
-	lo := make([]float64, n)
-	hi := make([]float64, n)
-	for i := range lo {
-		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
-	}
-	trials := min(pilotTrials, p.trials)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(p.workers, max(1, trials/32))
-	per := (trials + workers - 1) / workers
-	for w := range workers {
-		wg.Go(func() {
-			s := p.newTrialState()
-			l := slices.Repeat([]float64{math.Inf(1)}, n)
-			h := slices.Repeat([]float64{math.Inf(-1)}, n)
-			for t := w * per; t < min((w+1)*per, trials); t++ {
-				p.runTrial(t, s)
-				for i, f := range s.fin {
-					l[i] = min(l[i], f)
-					h[i] = max(h[i], f)
-				}
-			}
-			mu.Lock()
-			for i := range lo {
-				lo[i] = min(lo[i], l[i])
-				hi[i] = max(hi[i], h[i])
-			}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	grids := make([]issueGrid, n)
-	for i := range grids {
-		span := hi[i] - lo[i]
-		from := max(0, lo[i]-span)
-		width := 1.0 / 64
-		for width*histBuckets < (hi[i]+span)-from {
-			width *= 2
-		}
-		grids[i] = issueGrid{invW: 1 / width, base: math.Floor(from / width)}
-	}
-	return grids
-}
-
 // histQuantile reads quantile q from a histogram of total counts,
 // interpolating linearly inside the bucket that holds it.
 func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
@@ -726,15 +489,60 @@ func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
 	return (g.base + histBuckets) / g.invW
 }
 
-// milestoneQuantileSteps is how many steps MilestoneForecast.Quantiles has
-// between probability 0 and 1 (5% each).
-const milestoneQuantileSteps = 20
+// quantileRank is the 0-based index of the nearest-rank quantile q of n
+// values.
+func quantileRank(n int, q float64) int {
+	k := int(math.Ceil(q*float64(n))) - 1
+	return max(0, min(k, n-1))
+}
 
-// rankQuantile is the nearest-rank quantile of sorted values.
-func rankQuantile(sorted []float64, q float64) float64 {
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	k = max(0, min(k, len(sorted)-1))
-	return sorted[k]
+// nthValue reorders a so that a[k] holds the value a sorted a would hold
+// there, everything before it is no greater and everything after no
+// smaller, and returns a[k]. Quickselect with a median-of-three pivot and a
+// three-way partition (runs of equal values are common: a person without
+// work is free at the same moment in every trial), O(len(a)) on average.
+func nthValue(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		x, y, z := a[lo], a[(lo+hi)/2], a[hi]
+		pivot := max(min(x, y), min(max(x, y), z))
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch v := a[i]; {
+			case v < pivot:
+				a[lt], a[i] = a[i], a[lt]
+				lt++
+				i++
+			case v > pivot:
+				a[i], a[gt] = a[gt], a[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+// quantiles returns the nearest-rank quantiles qs (ascending) of values,
+// reordering values.
+func quantiles(values []float64, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	hi := len(values)
+	for i := len(qs) - 1; i >= 0; i-- {
+		k := quantileRank(len(values), qs[i])
+		out[i] = nthValue(values[:hi], k)
+		hi = k + 1
+	}
+	return out
 }
 
 // at converts hours after the origin to a date, rounded to the minute.
@@ -796,19 +604,24 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 				out.PDue = 1
 			}
 		} else {
-			sorted := slices.Clone(groupFin[g])
-			slices.Sort(sorted)
-			out.P10 = p.at(rankQuantile(sorted, 0.10))
-			out.P50 = p.at(rankQuantile(sorted, 0.50))
-			out.P80 = p.at(rankQuantile(sorted, 0.80))
-			out.Quantiles = make([]time.Time, milestoneQuantileSteps+1)
-			for i := range out.Quantiles {
-				out.Quantiles[i] = p.at(rankQuantile(sorted, float64(i)/milestoneQuantileSteps))
+			qs := quantiles(groupFin[g], 0.10, 0.50, 0.80)
+			out.P10, out.P50, out.P80 = p.at(qs[0]), p.at(qs[1]), p.at(qs[2])
+			steps := make([]float64, MilestoneQuantiles)
+			for i := range steps {
+				steps[i] = float64(i) / (MilestoneQuantiles - 1)
+			}
+			for i, v := range quantiles(groupFin[g], steps...) {
+				out.Quantiles[i] = p.at(v)
 			}
 			if !m.Due.IsZero() {
 				dueH := m.Due.Sub(p.origin).Hours()
-				k, _ := slices.BinarySearch(sorted, math.Nextafter(dueH, math.Inf(1)))
-				out.PDue = round3(float64(k) / float64(T))
+				onTime := 0
+				for _, v := range groupFin[g] {
+					if v <= dueH {
+						onTime++
+					}
+				}
+				out.PDue = round3(float64(onTime) / float64(T))
 			}
 		}
 		if !m.Due.IsZero() {
@@ -817,19 +630,25 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		f.Milestones = append(f.Milestones, out)
 	}
 
+	assigned := make([]int, len(p.people))
+	for _, it := range p.items {
+		if it.person >= 0 {
+			assigned[it.person]++
+		}
+	}
 	for k, person := range p.people {
-		if person.login == "" && acc.issueSum[k] == 0 {
+		issues := float64(assigned[k])
+		if ps := p.poolPos[k]; ps >= 0 {
+			issues += float64(acc.poolIssues[ps]) / float64(T)
+		}
+		if person.login == "" && issues == 0 {
 			continue
 		}
-		hours := slices.Clone(personHours[k])
-		slices.Sort(hours)
-		free := slices.Clone(personFree[k])
-		slices.Sort(free)
 		f.Load = append(f.Load, PersonLoad{
 			Login:       person.login,
-			Hours:       math.Round(rankQuantile(hours, 0.5)*10) / 10,
-			Issues:      int(math.Round(float64(acc.issueSum[k]) / float64(T))),
-			FreeFromP50: p.at(rankQuantile(free, 0.5)),
+			Hours:       math.Round(quantiles(personHours[k], 0.5)[0]*10) / 10,
+			Issues:      int(math.Round(issues)),
+			FreeFromP50: p.at(quantiles(personFree[k], 0.5)[0]),
 		})
 	}
 	slices.SortFunc(f.Load, func(a, b PersonLoad) int { return strings.Compare(a.Login, b.Login) })

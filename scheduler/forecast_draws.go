@@ -1,15 +1,17 @@
 package scheduler
 
 // Random draws: every effort sample is a pure function of (seed, issue
-// number, trial). A splitmix64 counter hash turns the triple into 64 random
-// bits whose top drawBits bits index a per-distribution table of lognormal
-// quantiles. No sequential stream exists, so trials run in any order on any
+// number, trial). A splitmix64 counter hash of (seed, issue, trial/5) gives
+// 64 random bits, cut into five drawBits-bit slices, one per trial of the
+// group of five; each slice indexes a table of lognormal quantiles. No sequential stream exists, so trials run in any order on any
 // core with identical results, and a what-if that changes one issue leaves
 // every other issue's draws untouched (common random numbers).
 //
 // The table holds the quantiles at the midpoints of drawTableSize equal
 // probability slices, so the draw is exact in distribution up to that
-// discretisation: it reaches ±3.7 sigma, not beyond.
+// discretisation: it reaches ±3.7 sigma, not beyond. For a steeping issue
+// the truncated range is cut at the slot holding its spent hours, so its
+// remaining effort has the same resolution.
 
 import (
 	"encoding/binary"
@@ -35,17 +37,22 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-// issueStream returns the per-issue key; the draw of trial t is
-// mix64(key + t*trialStep).
+// issueStream returns the per-issue key; the draws of trials 5q..5q+4 are
+// the slices of mix64(key + q*trialStep), lowest first.
 func issueStream(seed uint64, number int64) uint64 {
 	return mix64(seed ^ mix64(uint64(number)*0x9e3779b97f4a7c15+0x632be59bd9b4e019))
 }
 
 const trialStep = 0x9e3779b97f4a7c15
 
-// drawIndex is the table slot of trial t for an issue key.
+// drawsPerHash is how many drawBits-bit slices one 64-bit hash yields.
+const drawsPerHash = 64 / drawBits
+
+// drawIndex is the table slot of one trial for an issue key; the kernel
+// computes the same thing incrementally.
 func drawIndex(key uint64, trial int) uint32 {
-	return uint32(mix64(key+uint64(trial)*trialStep) >> (64 - drawBits))
+	h := mix64(key + uint64(trial/drawsPerHash)*trialStep)
+	return uint32(h>>(drawBits*(trial%drawsPerHash))) & (drawTableSize - 1)
 }
 
 // normalQuantile is the standard normal inverse CDF.
@@ -54,29 +61,30 @@ func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) 
 // normalCDF is the standard normal CDF.
 func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
-// lognormalTable fills the drawTableSize quantiles of effort, a lognormal
-// (mu, sigma) conditioned on exceeding spent, minus spent: the remaining
-// effort. The conditioning is an inverse-CDF draw on the truncated range, so
-// it costs nothing per trial.
-func lognormalTable(dst []float32, mu, sigma, spent float64) {
-	lo := 0.0
-	if spent > 0 {
-		lo = normalCDF((math.Log(spent) - mu) / sigma)
-	}
+// sigmaTable fills exp(sigma·z) at the drawTableSize normal quantiles: one
+// table per distinct sigma, shared by every issue, so it stays in cache. An
+// issue's effort is exp(mu) times an entry.
+func sigmaTable(dst []float32, sigma float64) {
 	for i := range dst {
-		p := lo + (1-lo)*(float64(i)+0.5)/drawTableSize
-		v := math.Exp(mu+sigma*normalQuantile(p)) - spent
-		if spent > 0 && (v <= 0 || math.IsNaN(v)) {
-			// Far in the tail the truncated quantile rounds to spent itself:
-			// fall back to the lognormal's own remaining-life scale.
-			v = spent * 0.05 * (float64(i) + 1) / drawTableSize
-		}
-		if v < 1.0/60 {
-			v = 1.0 / 60
-		}
-		dst[i] = float32(v)
+		dst[i] = float32(math.Exp(sigma * normalQuantile((float64(i)+0.5)/drawTableSize)))
 	}
 }
+
+// truncationIndex is the first table slot of a lognormal (mu, sigma)
+// conditioned on exceeding spent: draws of a steeping issue map their
+// uniform index onto the slots from there up (inverse-CDF sampling of the
+// truncated distribution, no rejection), and subtract spent.
+func truncationIndex(mu, sigma, spent float64) uint32 {
+	if spent <= 0 {
+		return 0
+	}
+	lo := normalCDF((math.Log(spent) - mu) / sigma)
+	return uint32(min(math.Floor(lo*drawTableSize), drawTableSize-1))
+}
+
+// minRemainingHours is the least effort a draw schedules: a steeping issue
+// drawn right at its spent hours still needs a moment to close.
+const minRemainingHours = 0.25
 
 // InputSeed is the seed Run derives when Options.Seed is 0: FNV-1a over a
 // canonical encoding of the input (issues by number, labels and dependencies

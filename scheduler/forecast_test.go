@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	_ "time/tzdata" // generated calendars use real zones on any machine
@@ -196,16 +197,14 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
-// traceOf schedules one trial and returns the plan and its state.
-func traceOf(t *testing.T, in Input, trial int) (*plan, *trialState) {
+// traceOf schedules one trial and returns the plan and its placements.
+func traceOf(t *testing.T, in Input, trial int) (*plan, []itemResult) {
 	t.Helper()
 	p, err := newPlan(in, Options{Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := p.newTrialState()
-	p.runTrial(trial, s)
-	return p, s
+	return p, p.traceTrial(trial)
 }
 
 // A dependency never finishes after its dependent starts; nobody works two
@@ -221,26 +220,26 @@ func TestTraceInvariants(t *testing.T) {
 			}
 			lastFinish := map[int32]float64{}
 			for pos, it := range p.items {
-				if s.start[pos] > s.fin[pos] {
+				if s[pos].start > s[pos].fin {
 					t.Fatalf("seed %d trial %d: item %d starts after it finishes", seed, trial, pos)
 				}
 				for _, d := range p.deps[it.depLo:it.depHi] {
-					if s.fin[d] > s.start[pos]+1e-9 {
-						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s.fin[d], s.start[pos])
+					if s[d].fin > s[pos].start+1e-9 {
+						t.Fatalf("seed %d trial %d: dependency finishes %v after dependent starts %v", seed, trial, s[d].fin, s[pos].start)
 					}
 				}
-				who := s.who[pos]
+				who := s[pos].who
 				// Items run in list order per person, so comparing with the
 				// previous finish of the same person proves no overlap.
-				if lf, ok := lastFinish[who]; ok && s.start[pos] < lf-1e-9 {
+				if lf, ok := lastFinish[who]; ok && s[pos].start < lf-1e-9 {
 					t.Fatalf("seed %d trial %d: %s works two issues at once", seed, trial, p.people[who].login)
 				}
-				lastFinish[who] = s.fin[pos]
-				start, end := p.at(s.start[pos]), p.at(s.fin[pos])
+				lastFinish[who] = s[pos].fin
+				start, end := p.at(s[pos].start), p.at(s[pos].fin)
 				worked := WorkingHoursBetween(cals[p.people[who].login], start, end)
-				if math.Abs(worked-float64(s.effort[pos])) > 2.0/60 {
+				if math.Abs(worked-float64(s[pos].effort)) > 2.0/60 {
 					t.Fatalf("seed %d trial %d: issue %d took %.3f calendar hours for %.3f effort (%v..%v)",
-						seed, trial, in.Issues[it.issue].Number, worked, s.effort[pos], start, end)
+						seed, trial, in.Issues[it.issue].Number, worked, s[pos].effort, start, end)
 				}
 			}
 		}
@@ -269,12 +268,10 @@ func TestMoreWorkNeverEarlier(t *testing.T) {
 
 		pa, _ := newPlan(in, Options{Seed: 5})
 		pb, _ := newPlan(more, Options{Seed: 5})
-		sa, sb := pa.newTrialState(), pb.newTrialState()
 		for trial := range 40 {
-			pa.runTrial(trial, sa)
-			pb.runTrial(trial, sb)
+			sa, sb := pa.traceTrial(trial), pb.traceTrial(trial)
 			for num, pos := range pa.itemOf {
-				if sb.fin[pb.itemOf[num]] < sa.fin[pos]-1e-9 {
+				if sb[pb.itemOf[num]].fin < sa[pos].fin-1e-9 {
 					t.Fatalf("seed %d trial %d: issue %d finishes earlier with more work", seed, trial, num)
 				}
 			}
@@ -311,6 +308,93 @@ func TestRunOptions(t *testing.T) {
 	for _, is := range f.Issues {
 		if is.P50.IsZero() {
 			t.Fatalf("issue %d not scheduled without people", is.Number)
+		}
+	}
+}
+
+func TestQuantilesMatchSorting(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 2, 7, 100, 1001} {
+		for _, dup := range []bool{false, true} {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = r.Float64() * 100
+				if dup {
+					v[i] = math.Floor(v[i] / 30)
+				}
+			}
+			sorted := append([]float64(nil), v...)
+			slices.Sort(sorted)
+			got := quantiles(v, 0.1, 0.5, 0.8)
+			for i, q := range []float64{0.1, 0.5, 0.8} {
+				if want := sorted[quantileRank(n, q)]; got[i] != want {
+					t.Fatalf("n=%d dup=%v q=%v: %v, want %v", n, dup, q, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// Issue quantiles from histograms stay within a bucket of the exact ones.
+func TestIssueQuantilesAccuracy(t *testing.T) {
+	in := genProject(9, genSpec{issues: 60, people: 4, milestones: 2, depFrac: 0.3, unassignedFrac: 0.2})
+	const trials = 3000
+	f := mustRun(t, in, Options{Trials: trials, Seed: 3})
+	p, _ := newPlan(in, Options{Trials: trials, Seed: 3})
+	grids := p.pilot()
+	fins := make([][]float64, len(p.items))
+	s := p.newBlockState()
+	for t0 := 0; t0 < trials; t0 += blockTrials {
+		nb := min(blockTrials, trials-t0)
+		p.runBlock(t0, nb, s, nil)
+		for pos := range p.items {
+			fins[pos] = append(fins[pos], s.fin[pos*blockTrials:pos*blockTrials+nb]...)
+		}
+	}
+	for _, x := range f.Issues {
+		pos := p.itemOf[x.Number]
+		slices.Sort(fins[pos])
+		tol := time.Duration((1/grids[pos].invW + 1.0/60) * float64(time.Hour))
+		for _, c := range []struct {
+			q   float64
+			got time.Time
+		}{{0.1, x.P10}, {0.5, x.P50}, {0.8, x.P80}} {
+			exact := p.at(fins[pos][quantileRank(trials, c.q)])
+			if d := c.got.Sub(exact); d > tol || d < -tol {
+				t.Errorf("issue %d q%v: %v vs exact %v (tolerance %v)", x.Number, c.q, c.got, exact, tol)
+			}
+		}
+	}
+}
+
+func TestOddTrialCounts(t *testing.T) {
+	in := genProject(2, genSpec{issues: 40, people: 3, milestones: 2, depFrac: 0.3, unassignedFrac: 0.3})
+	for _, n := range []int{1, 31, 33, 65} {
+		f := mustRun(t, in, Options{Trials: n, Workers: 2})
+		for _, m := range f.Milestones {
+			if m.P50.Before(genNow) || m.P80.Before(m.P50) {
+				t.Fatalf("trials=%d: milestone %+v", n, m)
+			}
+		}
+	}
+}
+
+// The kernel's incremental draws equal drawIndex trial by trial.
+func TestKernelDrawsMatchDrawIndex(t *testing.T) {
+	in := genProject(1, genSpec{issues: 5, people: 1})
+	p, _ := newPlan(in, Options{Trials: 100, Seed: 8})
+	p.trace = true
+	s := p.newBlockState()
+	for _, t0 := range []int{0, 32, 64, 96} {
+		p.runBlock(t0, min(32, 100-t0), s, nil)
+		for pos, it := range p.items {
+			for tr := range min(32, 100-t0) {
+				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
+				want := max(it.scale*p.tables[int(it.tab)+int(slot)]-it.spent, minRemainingHours)
+				if got := s.effort[pos*blockTrials+tr]; got != want {
+					t.Fatalf("trial %d item %d: effort %v, want %v", t0+tr, pos, got, want)
+				}
+			}
 		}
 	}
 }

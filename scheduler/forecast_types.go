@@ -66,9 +66,13 @@ type MilestoneForecast struct {
 	SlackDays float64 `json:"slackDays"`
 	// Quantiles is the finish-date distribution as a compact CDF: the
 	// finish date at probability 0, 5%, 10%, … 100% (21 points), so a
-	// reader can draw the whole S-curve. Empty when nothing is left.
-	Quantiles []time.Time `json:"quantiles,omitempty"`
+	// reader can draw the whole S-curve. Zero when nothing is left. An
+	// array rather than a slice keeps MilestoneForecast comparable with ==.
+	Quantiles [MilestoneQuantiles]time.Time `json:"quantiles,omitzero"`
 }
+
+// MilestoneQuantiles is the number of points of MilestoneForecast.Quantiles.
+const MilestoneQuantiles = 21
 
 // PersonLoad is one person's scheduled work, in focused hours, median over
 // trials.

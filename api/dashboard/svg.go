@@ -178,7 +178,7 @@ func coneSVG(m scheduler.MilestoneForecast, now time.Time) (string, string) {
 	// The chart spans today to the 95th percentile (or the due date): the
 	// far tail of a few slow trials would squeeze the part that matters.
 	edge := m.P80.Add(m.P80.Sub(m.P50))
-	if len(qs) == 21 {
+	if len(qs) == scheduler.MilestoneQuantiles {
 		edge = qs[19]
 	}
 	sc := span(now, m.P10, m.P80, m.Due, edge)
@@ -249,4 +249,9 @@ func coneSVG(m scheduler.MilestoneForecast, now time.Time) (string, string) {
 }
 
 // milestoneQuantiles is the forecast's compact CDF when the snapshot has it.
-func milestoneQuantiles(m scheduler.MilestoneForecast) []time.Time { return m.Quantiles }
+func milestoneQuantiles(m scheduler.MilestoneForecast) []time.Time {
+	if m.Quantiles[0].IsZero() {
+		return nil
+	}
+	return m.Quantiles[:]
+}

@@ -1,0 +1,471 @@
+package scheduler
+
+// Backtest rules (DESIGN.md section 6, "Backtest"):
+//
+// Cut-offs start BacktestOptions.WarmUp (default 90 days) after the first
+// issue was created, once at least MinHistory (default 20) issues are
+// resolved, and repeat every Every (default 14 days) until Horizon (default
+// 180 days) before the newest resolution: the shared histories only hold
+// issues resolved by the time they were exported, so the work open at a
+// later cut-off would be only its quick part.
+//
+// At each cut-off the forecast sees only what was known then: issues
+// created by the cut-off, their start when it had happened, and the
+// resolutions before it. The work open at the cut-off (created ≤ cut-off <
+// resolved) is forecast and scored against when it was actually resolved.
+//
+// A history has no people, so the team is modelled as k people on the
+// default calendar (6 focused hours Monday to Friday), k = the time-weighted
+// mean number of issues in progress (started, not yet resolved) over the
+// quarter before the cut-off, at least 1. Effort is calibrated from the
+// issues resolved before the cut-off: tracked time when there is any,
+// otherwise the working hours between start and resolution shared among the
+// issues in progress at the same time (the team of k works at most k at
+// full speed). Issues without a start are not samples. Estimates map to the
+// nearest est/* size by nominal hours (story points at
+// PriorHoursPerStoryPoint); a missing estimate counts as est/m. Work in
+// progress at the cut-off is steeping with the shared working hours since
+// its start spent; the rest waits in order of creation.
+//
+// IssueForecast has p10/p50/p80; p90 extends the p50→p80 spread in log time
+// after the cut-off: ln(d90) = ln(d50) + (z90/z80)·(ln(d80) − ln(d50)), with
+// z the standard normal quantiles, i.e. the finish delay read as lognormal.
+//
+// Scores, over every (cut-off, open issue) pair: coverage of pXX is the
+// share of issues resolved on or before their pXX date; the relative width
+// of a range is (p90 − p10) / (p50 − cut-off), reported as the median; the
+// pinball loss is the mean over p50/p80/p90 of the quantile loss in days,
+// max(q·(y−f), (q−1)·(y−f)), y and f in days after the cut-off.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Forecaster runs one forecast; Run is the real one.
+type Forecaster func(Input, Options) (Forecast, error)
+
+// BacktestOptions tunes Backtest. The zero value means the documented
+// defaults.
+type BacktestOptions struct {
+	Every      time.Duration // between cut-offs; default 14 days
+	WarmUp     time.Duration // first cut-off after the first creation; default 90 days
+	Horizon    time.Duration // last cut-off before the newest resolution; default 180 days
+	MinHistory int           // resolved issues needed before a cut-off counts; default 20
+	Trials     int           // per forecast; default 1,000
+	Seed       uint64        // 0: 1
+	// Forecaster is the calibrated forecast; nil means Run.
+	Forecaster Forecaster
+	// Calibration tunes the per-cut-off fit.
+	Calibration CalibrationOptions
+}
+
+func (o BacktestOptions) withDefaults() BacktestOptions {
+	day := 24 * time.Hour
+	if o.Every <= 0 {
+		o.Every = 14 * day
+	}
+	if o.WarmUp <= 0 {
+		o.WarmUp = 90 * day
+	}
+	if o.Horizon <= 0 {
+		o.Horizon = 180 * day
+	}
+	if o.MinHistory <= 0 {
+		o.MinHistory = 20
+	}
+	if o.Trials <= 0 {
+		o.Trials = 1000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Forecaster == nil {
+		o.Forecaster = defaultForecaster
+	}
+	return o
+}
+
+// BacktestScore is one forecaster's score over all cut-offs.
+type BacktestScore struct {
+	Cutoffs        int     `json:"cutoffs"`
+	Items          int     `json:"items"` // scored (cut-off, issue) pairs
+	P50Coverage    float64 `json:"p50Coverage"`
+	P80Coverage    float64 `json:"p80Coverage"`
+	P90Coverage    float64 `json:"p90Coverage"`
+	MedianRelWidth float64 `json:"medianRelWidth"`
+	PinballLoss    float64 `json:"pinballLoss"` // days
+
+	hits      [3]int
+	relWidths []float64
+	lossSum   float64
+}
+
+// BacktestResult is the calibrated forecast's score with the throughput-only
+// baseline's on the same cut-offs.
+type BacktestResult struct {
+	BacktestScore
+	Baseline BacktestScore `json:"baseline"`
+}
+
+// itemQuantiles is one issue's forecast at one cut-off, in days after it.
+type itemQuantiles struct{ p10, p50, p80, p90 float64 }
+
+func (s *BacktestScore) add(q itemQuantiles, actualDays float64) {
+	s.Items++
+	for i, p := range []float64{q.p50, q.p80, q.p90} {
+		if actualDays <= p {
+			s.hits[i]++
+		}
+	}
+	if q.p50 > 0 {
+		s.relWidths = append(s.relWidths, (q.p90-q.p10)/q.p50)
+	}
+	loss := 0.0
+	for _, qp := range []struct{ q, f float64 }{{0.5, q.p50}, {0.8, q.p80}, {0.9, q.p90}} {
+		d := actualDays - qp.f
+		loss += math.Max(qp.q*d, (qp.q-1)*d)
+	}
+	s.lossSum += loss / 3
+}
+
+func (s *BacktestScore) finish() {
+	if s.Items == 0 {
+		return
+	}
+	n := float64(s.Items)
+	s.P50Coverage = float64(s.hits[0]) / n
+	s.P80Coverage = float64(s.hits[1]) / n
+	s.P90Coverage = float64(s.hits[2]) / n
+	s.MedianRelWidth = median(s.relWidths)
+	s.PinballLoss = s.lossSum / n
+}
+
+func (s *BacktestScore) merge(o BacktestScore) {
+	s.Cutoffs += o.Cutoffs
+	s.Items += o.Items
+	for i := range s.hits {
+		s.hits[i] += o.hits[i]
+	}
+	s.relWidths = append(s.relWidths, o.relWidths...)
+	s.lossSum += o.lossSum
+}
+
+// PoolBacktests pools several histories' results as if they were one: every
+// scored issue counts once.
+func PoolBacktests(results []BacktestResult) BacktestResult {
+	var out BacktestResult
+	for _, r := range results {
+		out.BacktestScore.merge(r.BacktestScore)
+		out.Baseline.merge(r.Baseline)
+	}
+	out.BacktestScore.finish()
+	out.Baseline.finish()
+	return out
+}
+
+// BacktestCutoffs lists the cut-off dates Backtest would use on items.
+func BacktestCutoffs(items []HistoryItem, opts BacktestOptions) []time.Time {
+	opts = opts.withDefaults()
+	if len(items) == 0 {
+		return nil
+	}
+	first, last := items[0].Created, time.Time{}
+	var resolved []time.Time
+	for _, it := range items {
+		if it.Created.Before(first) {
+			first = it.Created
+		}
+		if !it.Resolved.IsZero() {
+			resolved = append(resolved, it.Resolved)
+			if it.Resolved.After(last) {
+				last = it.Resolved
+			}
+		}
+	}
+	slices.SortFunc(resolved, func(a, b time.Time) int { return a.Compare(b) })
+	var out []time.Time
+	end := last.Add(-opts.Horizon)
+	for c := first.Add(opts.WarmUp); !c.After(end); c = c.Add(opts.Every) {
+		n := sort.Search(len(resolved), func(i int) bool { return !resolved[i].Before(c) })
+		if n < opts.MinHistory {
+			continue
+		}
+		open := false
+		for _, it := range items {
+			if isOpenAt(it, c) && !it.Resolved.IsZero() {
+				open = true
+				break
+			}
+		}
+		if open {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func isOpenAt(it HistoryItem, c time.Time) bool {
+	return !it.Created.After(c) && (it.Resolved.IsZero() || it.Resolved.After(c))
+}
+
+// Backtest replays items (see the rules at the top of this file) and scores
+// the calibrated forecast and the throughput-only baseline on the same
+// cut-offs.
+func Backtest(items []HistoryItem, opts BacktestOptions) (BacktestResult, error) {
+	opts = opts.withDefaults()
+	var res BacktestResult
+	cutoffs := BacktestCutoffs(items, opts)
+	if len(cutoffs) == 0 {
+		return res, errors.New("backtest: the history is too short for any cut-off")
+	}
+	for ci, c := range cutoffs {
+		seed := opts.Seed*1_000_003 + uint64(ci)
+		cal, team := calibrateAt(items, c, opts.Calibration)
+		got, err := forecastAt(items, c, cal, team, opts.Forecaster, opts.Trials, seed)
+		if err != nil {
+			return res, fmt.Errorf("backtest cut-off %s: %w", c.Format(time.DateOnly), err)
+		}
+		base := baselineAt(items, c, opts.Trials, seed)
+		res.Cutoffs++
+		res.Baseline.Cutoffs++
+		for _, it := range items {
+			if !isOpenAt(it, c) || it.Resolved.IsZero() {
+				continue
+			}
+			actual := it.Resolved.Sub(c).Hours() / 24
+			if q, ok := got[it.Number]; ok {
+				res.BacktestScore.add(q, actual)
+			}
+			if q, ok := base[it.Number]; ok {
+				res.Baseline.add(q, actual)
+			}
+		}
+	}
+	res.BacktestScore.finish()
+	res.Baseline.finish()
+	return res, nil
+}
+
+// teamAt is the modelled team at a cut-off: k people whose hours are
+// shared among the open issues, and for every open issue the hours it has
+// had so far.
+type teamAt struct {
+	k     int
+	open  int
+	spent map[int64]float64
+}
+
+// knownStart is an item's start as known at c (zero when not yet known).
+func knownStart(it HistoryItem, c time.Time) time.Time {
+	if it.Started.IsZero() || it.Started.After(c) {
+		return time.Time{}
+	}
+	return it.Started
+}
+
+// calibrationLookback bounds the history calibrateAt reads: the samples'
+// year plus the longest time an issue usually stays open before it.
+const calibrationLookback = 3 * 365 * 24 * time.Hour
+
+// calibrateAt fits the team size and the calibration from what was known at c.
+func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Calibration, teamAt) {
+	from := c.Add(-91 * 24 * time.Hour)
+	oldest := c.Add(-calibrationLookback)
+	var open, hist []WorkInterval
+	busy := 0.0
+	for _, it := range items {
+		if it.Created.After(c) || (!it.Resolved.IsZero() && it.Resolved.Before(oldest)) {
+			continue
+		}
+		to := it.Resolved
+		if to.IsZero() || to.After(c) {
+			to = c
+		}
+		iv := WorkInterval{Number: it.Number, From: it.Created, To: to}
+		hist = append(hist, iv)
+		if to.Equal(c) {
+			open = append(open, iv)
+		}
+		// k: time-weighted mean work in progress over the quarter before c.
+		if s := knownStart(it, c); !s.IsZero() {
+			if s.Before(from) {
+				s = from
+			}
+			if to.After(s) {
+				busy += to.Sub(s).Hours()
+			}
+		}
+	}
+	k := max(1, int(math.Round(busy/c.Sub(from).Hours())))
+
+	shared := map[int64]float64{}
+	var defaultCal Calendar
+	shareSweep(hist, float64(k), func(iv WorkInterval, a, b time.Time, share float64) {
+		shared[iv.Number] += share * calendarWorkingHours(defaultCal, a, b)
+	})
+	var samples []Sample
+	team := teamAt{k: k, open: len(open), spent: map[int64]float64{}}
+	for _, it := range items {
+		h, ok := shared[it.Number]
+		if !ok {
+			continue
+		}
+		if !it.Resolved.IsZero() && !it.Resolved.After(c) {
+			samples = append(samples, Sample{
+				Number:       it.Number,
+				NominalHours: historySize(it).NominalHours(),
+				ActualHours:  h,
+				Labels:       it.Labels,
+				Person:       it.Assignee,
+				FinishedAt:   it.Resolved,
+			})
+		} else {
+			team.spent[it.Number] = h
+		}
+	}
+	return Calibrate(samples, copts), team
+}
+
+// historySize maps an item's estimate to the nearest size by nominal hours
+// in log scale; est/m when it has none.
+func historySize(it HistoryItem) Size {
+	if it.Size.Valid() {
+		return it.Size
+	}
+	h := it.NominalHours(0)
+	if h <= 0 {
+		return SizeM
+	}
+	best, bestD := SizeM, math.Inf(1)
+	for _, s := range []Size{SizeXS, SizeS, SizeM, SizeL, SizeXL} {
+		if d := math.Abs(math.Log(h / s.NominalHours())); d < bestD {
+			best, bestD = s, d
+		}
+	}
+	return best
+}
+
+// forecastAt runs the calibrated forecast of the work open at c.
+func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, error) {
+	in := Input{Now: c, Calibration: cal}
+	// Processor sharing: one modelled worker per open issue, each with
+	// its share of the team's hours.
+	share := math.Min(1, float64(team.k)/float64(max(1, team.open)))
+	workerCal := Calendar{HoursPerDay: 6 * share, WorkingDays: [7]bool{false, true, true, true, true, true, false}, Location: time.UTC}
+	for p := range max(1, team.open) {
+		in.People = append(in.People, Person{Login: fmt.Sprintf("share%04d", p+1), Calendar: workerCal})
+	}
+	for _, it := range items {
+		if !isOpenAt(it, c) {
+			continue
+		}
+		iss := Issue{Number: it.Number, Title: it.ID, State: Triage, Estimate: historySize(it), Priority: DefaultPriority, Labels: it.Labels}
+		iss.SpentHours = team.spent[it.Number]
+		if !knownStart(it, c).IsZero() {
+			iss.State = Steeping
+		}
+		in.Issues = append(in.Issues, iss)
+	}
+	fc, err := run(in, Options{Trials: trials, Seed: seed, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]itemQuantiles, len(fc.Issues))
+	for _, f := range fc.Issues {
+		if f.Unschedulable != "" || f.P50.IsZero() {
+			continue
+		}
+		days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
+		q := itemQuantiles{p10: days(f.P10), p50: days(f.P50), p80: days(f.P80)}
+		q.p90 = extendToP90(q.p50, q.p80)
+		out[f.Number] = q
+	}
+	return out, nil
+}
+
+// extendToP90 reads the delay after the cut-off as lognormal through p50
+// and p80 and returns its 90th percentile.
+func extendToP90(d50, d80 float64) float64 {
+	const z80, z90 = 0.8416212335729143, 1.2815515655446004
+	if d50 <= 0 || d80 <= d50 {
+		return math.Max(d80, d50)
+	}
+	return math.Exp(math.Log(d50) + z90/z80*(math.Log(d80)-math.Log(d50)))
+}
+
+// defaultForecaster is the forecast Backtest uses when none is given.
+var defaultForecaster Forecaster = listScheduleForecast
+
+// listScheduleForecast is a minimal stand-in for Run: every person on the
+// default calendar, steeping work first then by number, each issue to
+// whoever frees first, effort from the calibration (conditioned on what is
+// spent). It ignores dependencies, milestones and priorities.
+func listScheduleForecast(in Input, opts Options) (Forecast, error) {
+	trials := opts.Trials
+	if trials <= 0 {
+		trials = 2000
+	}
+	issues := slices.Clone(in.Issues)
+	sort.SliceStable(issues, func(i, j int) bool {
+		si, sj := issues[i].State == Steeping, issues[j].State == Steeping
+		if si != sj {
+			return si
+		}
+		return issues[i].Number < issues[j].Number
+	})
+	k := max(1, len(in.People))
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5851f42d4c957f2d))
+	finish := make([][]float64, len(issues))
+	for i := range finish {
+		finish[i] = make([]float64, trials)
+	}
+	free := make([]float64, k)
+	for t := range trials {
+		clear(free)
+		for i, iss := range issues {
+			mu, sigma := in.Calibration.EffortParams(iss.Estimate.NominalHours(), iss.Labels, iss.Assignee)
+			effort := math.Exp(mu + sigma*rng.NormFloat64())
+			for try := 0; effort <= iss.SpentHours && try < 20; try++ {
+				effort = math.Exp(mu + sigma*rng.NormFloat64())
+			}
+			remaining := effort - iss.SpentHours
+			if remaining <= 0 {
+				remaining = 0.1 * iss.SpentHours
+			}
+			p := i
+			if i >= k {
+				p = 0
+				for j := 1; j < k; j++ {
+					if free[j] < free[p] {
+						p = j
+					}
+				}
+			}
+			free[p] += remaining
+			finish[i][t] = free[p]
+		}
+	}
+	var cal Calendar
+	if len(in.People) > 0 {
+		cal = in.People[0].Calendar
+	}
+	fc := Forecast{Now: in.Now, Trials: trials, Seed: opts.Seed}
+	for i, iss := range issues {
+		f := finish[i]
+		slices.Sort(f)
+		fc.Issues = append(fc.Issues, IssueForecast{
+			Number: iss.Number,
+			P10:    calendarAddWorkingHours(cal, in.Now, quantileSorted(f, 0.1)),
+			P50:    calendarAddWorkingHours(cal, in.Now, quantileSorted(f, 0.5)),
+			P80:    calendarAddWorkingHours(cal, in.Now, quantileSorted(f, 0.8)),
+		})
+	}
+	slices.SortFunc(fc.Issues, func(a, b IssueForecast) int { return int(a.Number - b.Number) })
+	return fc, nil
+}

@@ -1,0 +1,91 @@
+package scheduler
+
+// The throughput-only baseline is what common forecasting tools do: take
+// the weekly counts of resolved issues over the year before the cut-off
+// (weeks before the first resolution are not history yet), and in each
+// trial resample those counts week after week until the open queue, ordered
+// by creation, is used up; the k-th issue finishes in the week the running
+// total reaches k, placed linearly within that week. It knows nothing of
+// estimates, work in progress or people.
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// baselineMaxWeeks bounds a trial when the history resolved almost nothing.
+const baselineMaxWeeks = 520
+
+// baselineAt forecasts the work open at c from throughput alone; issues
+// without a resolution are part of the queue but not returned.
+func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[int64]itemQuantiles {
+	week := 7 * 24 * time.Hour
+	firstResolved := time.Time{}
+	var queue []int64 // ordered by creation: items are numbered so
+	for _, it := range items {
+		if !it.Resolved.IsZero() && !it.Resolved.After(c) && (firstResolved.IsZero() || it.Resolved.Before(firstResolved)) {
+			firstResolved = it.Resolved
+		}
+		if isOpenAt(it, c) {
+			queue = append(queue, it.Number)
+		}
+	}
+	slices.Sort(queue)
+	if len(queue) == 0 || firstResolved.IsZero() {
+		return nil
+	}
+	var counts []int
+	for w := 0; w < 52; w++ {
+		to := c.Add(-time.Duration(w) * week)
+		from := to.Add(-week)
+		if to.Before(firstResolved) {
+			break
+		}
+		n := 0
+		for _, it := range items {
+			if !it.Resolved.IsZero() && it.Resolved.After(from) && !it.Resolved.After(to) {
+				n++
+			}
+		}
+		counts = append(counts, n)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	days := make([][]float64, len(queue))
+	for i := range days {
+		days[i] = make([]float64, trials)
+	}
+	for t := range trials {
+		done := 0
+		for w := 0; done < len(queue); w++ {
+			if w >= baselineMaxWeeks {
+				for ; done < len(queue); done++ {
+					days[done][t] = 7 * baselineMaxWeeks
+				}
+				break
+			}
+			n := counts[rng.IntN(len(counts))]
+			for j := 0; j < n && done < len(queue); j++ {
+				days[done][t] = 7 * (float64(w) + float64(j+1)/float64(n))
+				done++
+			}
+		}
+	}
+	out := make(map[int64]itemQuantiles, len(queue))
+	for i, num := range queue {
+		d := days[i]
+		slices.Sort(d)
+		out[num] = itemQuantiles{p10: quantileSorted(d, 0.1), p50: quantileSorted(d, 0.5), p80: quantileSorted(d, 0.8), p90: quantileSorted(d, 0.9)}
+	}
+	return out
+}
+
+// quantileSorted is the q-quantile of sorted xs (the smallest value with at
+// least q of the mass at or below it).
+func quantileSorted(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(xs))+0.999999) - 1
+	return xs[min(max(i, 0), len(xs)-1)]
+}
