@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,13 +29,15 @@ const defaultDemoDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslm
 
 // demoOptions are demo's flags.
 type demoOptions struct {
-	Addr string
-	Seed uint64
+	Addr     string
+	Seed     uint64
+	Database string
 }
 
 func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) error {
-	opts := demoOptions{Addr: "127.0.0.1:8080", Seed: 1}
-	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N]", &g)
+	opts := demoOptions{Addr: "127.0.0.1:8080", Seed: 1, Database: demoDatabase}
+	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N] [--database NAME]", &g)
+	fs.StringVar(&opts.Database, "database", opts.Database, "`name` of the database demo drops and creates on the DATABASE_URL server")
 	fs.StringVar(&opts.Addr, "addr", opts.Addr, "listen `address` of the service (use 127.0.0.1:0 for any free port)")
 	fs.Uint64Var(&opts.Seed, "seed", opts.Seed, "`seed` of the generated project")
 	if done, err := parseFlags(fs, args); done || err != nil {
@@ -57,7 +60,7 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	if adminURL == "" {
 		adminURL = defaultDemoDatabaseURL
 	}
-	dbURL, err := recreateDatabase(ctx, adminURL, demoDatabase)
+	dbURL, err := recreateDatabase(ctx, adminURL, opts.Database)
 	if err != nil {
 		return err
 	}
@@ -104,7 +107,11 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			if err := waitForSnapshot(ctx, s.Pool, s.Projects[0].ID); err != nil {
 				return
 			}
-			printDemoBanner(m.Stdout, base, token, forge.Repo(), demoDatabase, time.Since(begin))
+			printDemoBanner(m.Stdout, demoBanner{
+				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database,
+				Forge: forge.URL, ForgeToken: forge.Token(), Issue: exampleIssue(ctx, s.Pool, s.Projects[0].ID),
+				Took: time.Since(begin),
+			})
 		}()
 	}
 	return m.serveWith(ctx, cfg, serveOptions{Role: RoleAll}, started)
@@ -142,18 +149,29 @@ func withDatabase(u, name string) (string, error) {
 	return u + " dbname=" + name, nil
 }
 
+// snapshotCurrent reports whether the project is backfilled and its latest
+// snapshot was computed from the mirror as it is now (same change counter).
+func snapshotCurrent(ctx context.Context, pool *store.Pool, projectID int64) (bool, error) {
+	st, err := store.GetSyncState(ctx, pool, projectID)
+	if err != nil || st.BackfillDoneAt == nil {
+		return false, err
+	}
+	s, err := store.LatestSnapshot(ctx, pool, projectID)
+	if err != nil {
+		return false, err
+	}
+	counter, err := store.ChangeCounter(ctx, pool, projectID)
+	return err == nil && counter == s.ChangeCounter, err
+}
+
 // waitForSnapshot returns once the project has a snapshot computed after
 // its backfill: the forge's history is imported and forecast.
 func waitForSnapshot(ctx context.Context, pool *store.Pool, projectID int64) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		st, err := store.GetSyncState(ctx, pool, projectID)
-		if err == nil && st.BackfillDoneAt != nil {
-			s, err := store.LatestSnapshot(ctx, pool, projectID)
-			if err == nil && !s.ComputedAt.Before(*st.BackfillDoneAt) {
-				return nil
-			}
+		if ready, err := snapshotCurrent(ctx, pool, projectID); err == nil && ready {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -169,9 +187,34 @@ func randomSecret() string {
 	return hex.EncodeToString(b[:])
 }
 
+// exampleIssue picks an open, unassigned est/s issue of the first
+// milestone for the printed apply_changes example: making it est/xl moves
+// the milestone's cone visibly.
+func exampleIssue(ctx context.Context, pool *store.Pool, projectID int64) int64 {
+	cards, err := store.IssueCards(ctx, pool, projectID, time.Now())
+	if err != nil {
+		return 1
+	}
+	for _, c := range cards {
+		if c.State == "open" && c.Milestone != nil && *c.Milestone == 1 && len(c.Assignees) == 0 && slices.Contains(c.Labels, "est/s") {
+			return c.Number
+		}
+	}
+	return 1
+}
+
+// demoBanner is what demo prints once it is ready.
+type demoBanner struct {
+	Base, Token, Project, Database string
+	Forge, ForgeToken              string
+	Issue                          int64
+	Took                           time.Duration
+}
+
 // printDemoBanner tells the newcomer what is running and how to use it:
 // the dashboard, a curl per tool, and an MCP client configuration.
-func printDemoBanner(w io.Writer, base, token, project, database string, took time.Duration) {
+func printDemoBanner(w io.Writer, b demoBanner) {
+	base, token := b.Base, b.Token
 	hostPort := strings.TrimPrefix(base, "http://")
 	if h, p, err := net.SplitHostPort(hostPort); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
 		base = "http://127.0.0.1:" + p
@@ -182,7 +225,8 @@ func printDemoBanner(w io.Writer, base, token, project, database string, took ti
 	}
 	fmt.Fprintf(w, `
 CommiTea demo is ready in %s.
-  project   %s (a generated year of history, served by an in-process Gitea-compatible forge)
+  project   %s (a generated year of history)
+  forge     %s (in-process, Gitea API; token %s)
   database  %s (dropped and created afresh on every run)
 
 Dashboard (token in the link once; a cookie keeps it):
@@ -215,11 +259,11 @@ MCP client configuration (e.g. .mcp.json):
 }
 
 Press Ctrl-C to stop.
-`, took.Round(100*time.Millisecond), project, database,
+`, b.Took.Round(100*time.Millisecond), b.Project, b.Forge, b.ForgeToken, b.Database,
 		base, token, base, token, base, token,
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),
-		tool("apply_changes", `{"ops":[{"op":"set_estimate","issue":500,"estimate":"est/xl"}]}`),
+		tool("apply_changes", fmt.Sprintf(`{"ops":[{"op":"set_estimate","issue":%d,"estimate":"est/xl"}]}`, b.Issue)),
 		tool("record_directive", `{"kind":"reprioritize","quote":"The launch comes first: make the billing work urgent.","target":{"milestone":1},"params":{"priority":0}}`),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
 		base, token)
