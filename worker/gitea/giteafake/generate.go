@@ -300,14 +300,19 @@ func generate(base *state, p Project, serverURL string) error {
 	var open []*generatedItem
 	for k, person := range p.Team {
 		c := cals[k]
-		for j := range 1 + rng.IntN(2) {
+		n := 1 + rng.IntN(2)
+		staleOne := k == 1 || k == 4 // two people have let something go quiet
+		if staleOne {
+			n++
+		}
+		for j := range n {
 			size := 1 + rng.IntN(3)
 			if person.HoursPerDay < 4 {
 				size = 1 // a part-timer holds small pieces
 			}
 			started := c.advance(now.AddDate(0, 0, -1-rng.IntN(6)), 0)
 			updated := started
-			if j == 1 && k%2 == 0 {
+			if staleOne && j == n-1 {
 				// Stale: started two to three weeks ago, silent since.
 				started = c.advance(now.AddDate(0, 0, -14-rng.IntN(7)), 0)
 				updated = started.Add(2 * time.Hour)
