@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/worker/models"
 )
 
 // Config is everything CommiTea reads at start-up. It comes from an optional
@@ -125,19 +126,37 @@ type TokenConfig struct {
 type ModelsConfig struct {
 	Small ModelRoleConfig `toml:"small"`
 	Big   ModelRoleConfig `toml:"big"`
-	// Daily budgets stop model calls hard when reached; 0 means no limit.
+	// Daily budgets across both roles stop model calls hard when reached;
+	// 0 means no limit. Days follow the default calendar's time zone.
 	DailyRequests int     `toml:"daily_requests"`
 	DailyTokens   int     `toml:"daily_tokens"`
 	DailyCostUSD  float64 `toml:"daily_cost_usd"`
+	// Timeout bounds one model request.
+	Timeout time.Duration `toml:"timeout"`
 }
 
 // ModelRoleConfig names the model behind one role. An empty Model means the
 // role is not configured and the features needing it degrade.
 type ModelRoleConfig struct {
-	Model    string `toml:"model"`    // "provider:model"
-	BaseURL  string `toml:"base_url"` // OpenAI-compatible or Ollama endpoint
-	Fallback string `toml:"fallback"` // "provider:model", tried once on a model error
+	Model   string `toml:"model"`    // "provider:model"
+	BaseURL string `toml:"base_url"` // OpenAI-compatible or Ollama endpoint
+	// APIKey defaults to the provider's variable (OPENAI_API_KEY,
+	// ANTHROPIC_API_KEY).
 	APIKey   Secret `toml:"api_key"`
+	Fallback string `toml:"fallback"` // "provider:model", tried once on a model error
+	// FallbackBaseURL and FallbackAPIKey locate the fallback; unset, it
+	// uses its provider's default endpoint and key variable.
+	FallbackBaseURL string `toml:"fallback_base_url"`
+	FallbackAPIKey  Secret `toml:"fallback_api_key"`
+	// The role's own daily budgets, on top of the shared ones; 0 means no
+	// limit of its own.
+	DailyRequests int     `toml:"daily_requests"`
+	DailyTokens   int     `toml:"daily_tokens"`
+	DailyCostUSD  float64 `toml:"daily_cost_usd"`
+	// Prices in USD per million tokens turn usage into cost; 0 for local
+	// models. They apply to the fallback too.
+	InputUSDPerMTok  float64 `toml:"input_usd_per_mtok"`
+	OutputUSDPerMTok float64 `toml:"output_usd_per_mtok"`
 }
 
 // Token scopes.
@@ -159,6 +178,9 @@ const (
 	DefaultStandupTime       = "09:00"
 	DefaultDailyRequests     = 2000
 	DefaultDailyTokens       = 5_000_000
+	// DefaultModelTimeout leaves a 4B model on a CPU time for a long
+	// answer.
+	DefaultModelTimeout = 2 * time.Minute
 	// MinSecretLen applies to the webhook secret and to bearer tokens: short
 	// secrets are guessable, and `openssl rand -hex 16` is easy to run.
 	MinSecretLen = 16
@@ -180,7 +202,7 @@ func DefaultConfig() Config {
 			TimeZone:    "UTC",
 		},
 		Standup: StandupConfig{Time: DefaultStandupTime},
-		Models:  ModelsConfig{DailyRequests: DefaultDailyRequests, DailyTokens: DefaultDailyTokens},
+		Models:  ModelsConfig{DailyRequests: DefaultDailyRequests, DailyTokens: DefaultDailyTokens, Timeout: DefaultModelTimeout},
 	}
 }
 
@@ -325,6 +347,13 @@ func envBindings() []envBinding {
 			{env: prefix + "_BASE_URL", key: key + ".base_url", apply: str(func(c *Config) *string { return &r(c).BaseURL })},
 			{env: prefix + "_FALLBACK", key: key + ".fallback", apply: str(func(c *Config) *string { return &r(c).Fallback })},
 			{env: prefix + "_API_KEY", key: key + ".api_key", secret: true, apply: secret(func(c *Config) *Secret { return &r(c).APIKey })},
+			{env: prefix + "_FALLBACK_BASE_URL", key: key + ".fallback_base_url", apply: str(func(c *Config) *string { return &r(c).FallbackBaseURL })},
+			{env: prefix + "_FALLBACK_API_KEY", key: key + ".fallback_api_key", secret: true, apply: secret(func(c *Config) *Secret { return &r(c).FallbackAPIKey })},
+			{env: prefix + "_DAILY_REQUESTS", key: key + ".daily_requests", apply: integer(func(c *Config) *int { return &r(c).DailyRequests })},
+			{env: prefix + "_DAILY_TOKENS", key: key + ".daily_tokens", apply: integer(func(c *Config) *int { return &r(c).DailyTokens })},
+			{env: prefix + "_DAILY_COST_USD", key: key + ".daily_cost_usd", apply: float(func(c *Config) *float64 { return &r(c).DailyCostUSD })},
+			{env: prefix + "_INPUT_USD_PER_MTOK", key: key + ".input_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).InputUSDPerMTok })},
+			{env: prefix + "_OUTPUT_USD_PER_MTOK", key: key + ".output_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).OutputUSDPerMTok })},
 		}
 	}
 	bs := []envBinding{
@@ -386,6 +415,14 @@ func envBindings() []envBinding {
 		envBinding{env: "COMMITEA_MODEL_DAILY_REQUESTS", key: "models.daily_requests", apply: integer(func(c *Config) *int { return &c.Models.DailyRequests })},
 		envBinding{env: "COMMITEA_MODEL_DAILY_TOKENS", key: "models.daily_tokens", apply: integer(func(c *Config) *int { return &c.Models.DailyTokens })},
 		envBinding{env: "COMMITEA_MODEL_DAILY_COST_USD", key: "models.daily_cost_usd", apply: float(func(c *Config) *float64 { return &c.Models.DailyCostUSD })},
+		envBinding{env: "COMMITEA_MODEL_TIMEOUT", key: "models.timeout", apply: func(c *Config, v string) error {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("not a duration such as 2m: %q", v)
+			}
+			c.Models.Timeout = d
+			return nil
+		}},
 	)
 	return bs
 }
@@ -447,7 +484,7 @@ func (c Config) ValidateFor(command string) error {
 		need = map[string]bool{"database.url": true, "gitea.url": true, "gitea.webhook_secret": true, "projects": true}
 	case "sync":
 		need = map[string]bool{"database.url": true, "gitea.url": true}
-	case "migrate":
+	case "migrate", "usage":
 		need = map[string]bool{"database.url": true}
 	}
 	required := func(k string, set bool) bool {
@@ -549,6 +586,10 @@ func (c Config) ValidateFor(command string) error {
 	if c.Models.DailyCostUSD < 0 {
 		e, k := key("models.daily_cost_usd")
 		p.add(e, k, "must not be negative")
+	}
+	if c.Models.Timeout < time.Second {
+		e, k := key("models.timeout")
+		p.add(e, k, "must be at least 1s, got %s", c.Models.Timeout)
 	}
 	return p.err()
 }
@@ -679,10 +720,26 @@ func checkModelRole(p *problems, key, envPrefix string, r ModelRoleConfig) {
 		if err := checkModelName(r.Fallback); err != nil {
 			p.add(envPrefix+"_FALLBACK", key+".fallback", "%v", err)
 		}
+	} else if r.FallbackBaseURL != "" || r.FallbackAPIKey != "" {
+		p.add(envPrefix+"_FALLBACK", key+".fallback", "required when fallback_base_url or fallback_api_key is set")
 	}
-	if r.BaseURL != "" {
-		if err := checkHTTPURL(r.BaseURL); err != nil {
-			p.add(envPrefix+"_BASE_URL", key+".base_url", "%v", err)
+	for _, u := range []struct{ suffix, value string }{{"base_url", r.BaseURL}, {"fallback_base_url", r.FallbackBaseURL}} {
+		if u.value == "" {
+			continue
+		}
+		if err := checkHTTPURL(u.value); err != nil {
+			p.add(envPrefix+"_"+strings.ToUpper(u.suffix), key+"."+u.suffix, "%v", err)
+		}
+	}
+	for _, n := range []struct {
+		suffix string
+		value  float64
+	}{
+		{"daily_requests", float64(r.DailyRequests)}, {"daily_tokens", float64(r.DailyTokens)}, {"daily_cost_usd", r.DailyCostUSD},
+		{"input_usd_per_mtok", r.InputUSDPerMTok}, {"output_usd_per_mtok", r.OutputUSDPerMTok},
+	} {
+		if n.value < 0 {
+			p.add(envPrefix+"_"+strings.ToUpper(n.suffix), key+"."+n.suffix, "must not be negative")
 		}
 	}
 }
@@ -691,6 +748,9 @@ func checkModelName(s string) error {
 	provider, model, ok := strings.Cut(s, ":")
 	if !ok || strings.TrimSpace(provider) == "" || strings.TrimSpace(model) == "" {
 		return fmt.Errorf("%q is not in provider:model form", s)
+	}
+	if _, err := models.ParseEndpoint(s); err != nil {
+		return fmt.Errorf("%q: unknown provider %q (use openai, anthropic or ollama)", s, provider)
 	}
 	return nil
 }

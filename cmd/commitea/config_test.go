@@ -171,6 +171,15 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env["COMMITEA_MODEL_DAILY_REQUESTS"] = "0"
 	env["COMMITEA_MODEL_DAILY_TOKENS"] = "123"
 	env["COMMITEA_MODEL_DAILY_COST_USD"] = "2.25"
+	env["COMMITEA_MODEL_TIMEOUT"] = "45s"
+	env["COMMITEA_SMALL_FALLBACK_BASE_URL"] = "http://ollama:11434"
+	env["COMMITEA_BIG_FALLBACK"] = "openai:gpt-4.1-mini"
+	env["COMMITEA_BIG_FALLBACK_API_KEY"] = "sk-fallback-key"
+	env["COMMITEA_BIG_DAILY_REQUESTS"] = "50"
+	env["COMMITEA_BIG_DAILY_TOKENS"] = "90000"
+	env["COMMITEA_BIG_DAILY_COST_USD"] = "1.5"
+	env["COMMITEA_BIG_INPUT_USD_PER_MTOK"] = "3"
+	env["COMMITEA_BIG_OUTPUT_USD_PER_MTOK"] = "15"
 
 	cfg, err := LoadConfig("", envMap(env))
 	if err != nil {
@@ -196,9 +205,10 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 		{Name: "pm", Scopes: []string{"read", "write", "approve"}, Secret: "with:colons:0123456789"},
 	}
 	want.Models = ModelsConfig{
-		Small:         ModelRoleConfig{Model: "openai:gemma-3-4b-it", BaseURL: "http://llm:8000/v1", Fallback: "ollama:qwen3:4b"},
-		Big:           ModelRoleConfig{Model: "anthropic:claude", APIKey: "sk-env-key"},
-		DailyRequests: 0, DailyTokens: 123, DailyCostUSD: 2.25,
+		Small: ModelRoleConfig{Model: "openai:gemma-3-4b-it", BaseURL: "http://llm:8000/v1", Fallback: "ollama:qwen3:4b", FallbackBaseURL: "http://ollama:11434"},
+		Big: ModelRoleConfig{Model: "anthropic:claude", APIKey: "sk-env-key", Fallback: "openai:gpt-4.1-mini", FallbackAPIKey: "sk-fallback-key",
+			DailyRequests: 50, DailyTokens: 90000, DailyCostUSD: 1.5, InputUSDPerMTok: 3, OutputUSDPerMTok: 15},
+		DailyRequests: 0, DailyTokens: 123, DailyCostUSD: 2.25, Timeout: 45 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("env config:\n got %#v\nwant %#v", fmt.Sprintf("%+v", cfg.Tokens), fmt.Sprintf("%+v", want.Tokens))
@@ -400,6 +410,14 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"daily requests", func(c *Config) { c.Models.DailyRequests = -1 }, "config: COMMITEA_MODEL_DAILY_REQUESTS (models.daily_requests): must not be negative"},
 		{"daily tokens", func(c *Config) { c.Models.DailyTokens = -1 }, "config: COMMITEA_MODEL_DAILY_TOKENS (models.daily_tokens): must not be negative"},
 		{"daily cost", func(c *Config) { c.Models.DailyCostUSD = -0.5 }, "config: COMMITEA_MODEL_DAILY_COST_USD (models.daily_cost_usd): must not be negative"},
+		{"unknown provider", func(c *Config) { c.Models.Small.Model = "gemini:pro" }, `config: COMMITEA_SMALL_MODEL (models.small.model): "gemini:pro": unknown provider "gemini" (use openai, anthropic or ollama)`},
+		{"fallback url without fallback", func(c *Config) { c.Models.Big = ModelRoleConfig{Model: "a:b", FallbackBaseURL: "http://x"} }, "config: COMMITEA_BIG_FALLBACK (models.big.fallback): required when fallback_base_url or fallback_api_key is set"},
+		{"fallback base url", func(c *Config) {
+			c.Models.Big = ModelRoleConfig{Model: "openai:b", Fallback: "openai:c", FallbackBaseURL: "x:1"}
+		}, "config: COMMITEA_BIG_FALLBACK_BASE_URL (models.big.fallback_base_url): must be an absolute http(s) URL"},
+		{"role budget", func(c *Config) { c.Models.Small = ModelRoleConfig{Model: "openai:b", DailyTokens: -1} }, "config: COMMITEA_SMALL_DAILY_TOKENS (models.small.daily_tokens): must not be negative"},
+		{"role price", func(c *Config) { c.Models.Big = ModelRoleConfig{Model: "openai:b", OutputUSDPerMTok: -2} }, "config: COMMITEA_BIG_OUTPUT_USD_PER_MTOK (models.big.output_usd_per_mtok): must not be negative"},
+		{"model timeout", func(c *Config) { c.Models.Timeout = 0 }, "config: COMMITEA_MODEL_TIMEOUT (models.timeout): must be at least 1s, got 0s"},
 	}
 	all := base()
 	for _, tc := range cases {

@@ -87,6 +87,7 @@ func (m *Main) commands() []command {
 		{"sync", "import or repair the mirror of projects from Gitea", m.runSync},
 		{"demo", "run everything against a built-in forge with a generated project", m.runDemo},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
+		{"usage", "print language-model usage and today's budgets", m.runUsage},
 		{"version", "print version and build information", m.runVersion},
 		{"help", "show help for commitea or one command", m.runHelp},
 	}

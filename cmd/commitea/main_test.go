@@ -40,6 +40,8 @@ func TestRunDispatch(t *testing.T) {
 		{name: "help serve", args: []string{"help", "serve"}, wantOut: "-role"},
 		{name: "help sync", args: []string{"help", "sync"}, wantOut: "-project"},
 		{name: "help backtest", args: []string{"help", "backtest"}, wantOut: "commitea backtest"},
+		{name: "help usage", args: []string{"help", "usage"}, wantOut: "-days"},
+		{name: "usage bad days", env: full, args: []string{"usage", "--days", "400"}, wantErr: "--days must be between 1 and 366", usage: true},
 		{name: "help unknown", args: []string{"help", "nope"}, wantErr: `unknown command "nope"`, usage: true},
 		{name: "version", args: []string{"version"}, wantOut: "commitea "},
 		{name: "version extra args", args: []string{"version", "x"}, wantErr: "unexpected arguments: x", usage: true},

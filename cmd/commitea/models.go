@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/models"
+)
+
+// modelRouter builds the language-model router from the configuration,
+// recording usage in the database. Roles without a model are left out, so
+// the features needing them answer MODEL_UNAVAILABLE.
+func (m *Main) modelRouter(cfg Config, pool *store.Pool) (*models.Router, error) {
+	rc, err := modelRouterConfig(cfg, m.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return models.NewRouter(rc, store.ModelUsageLedger{DB: pool}, m.logger)
+}
+
+// modelRouterConfig turns the configuration into the router's. Budget days
+// follow the default calendar's time zone, the team's day.
+func modelRouterConfig(cfg Config, getenv func(string) string) (models.RouterConfig, error) {
+	loc, err := time.LoadLocation(cfg.Calendar.TimeZone)
+	if err != nil {
+		return models.RouterConfig{}, fmt.Errorf("models: calendar time zone: %w", err)
+	}
+	httpClient := &http.Client{Timeout: cfg.Models.Timeout}
+	out := models.RouterConfig{
+		Roles:    map[models.Role]models.RoleConfig{},
+		Budget:   models.Budget{Requests: cfg.Models.DailyRequests, Tokens: cfg.Models.DailyTokens, CostUSD: cfg.Models.DailyCostUSD},
+		Location: loc,
+	}
+	for _, r := range []struct {
+		role models.Role
+		cfg  ModelRoleConfig
+	}{{models.Small, cfg.Models.Small}, {models.Big, cfg.Models.Big}} {
+		if r.cfg.Model == "" {
+			continue
+		}
+		primary, err := openModel(r.cfg.Model, r.cfg.BaseURL, r.cfg.APIKey, getenv, httpClient)
+		if err != nil {
+			return models.RouterConfig{}, fmt.Errorf("models.%s: %w", r.role, err)
+		}
+		rc := models.RoleConfig{
+			Primary: primary,
+			Budget:  models.Budget{Requests: r.cfg.DailyRequests, Tokens: r.cfg.DailyTokens, CostUSD: r.cfg.DailyCostUSD},
+			Price:   models.Price{InputPerMTok: r.cfg.InputUSDPerMTok, OutputPerMTok: r.cfg.OutputUSDPerMTok},
+		}
+		if r.cfg.Fallback != "" {
+			fallback, err := openModel(r.cfg.Fallback, r.cfg.FallbackBaseURL, r.cfg.FallbackAPIKey, getenv, httpClient)
+			if err != nil {
+				return models.RouterConfig{}, fmt.Errorf("models.%s.fallback: %w", r.role, err)
+			}
+			rc.Fallback = fallback
+		}
+		out.Roles[r.role] = rc
+	}
+	return out, nil
+}
+
+// openModel resolves one "provider:model" with its endpoint and key; an
+// unset key is read from the provider's variable, for the provider's own
+// API only.
+func openModel(name, baseURL string, key Secret, getenv func(string) string, httpClient *http.Client) (*models.Client, error) {
+	ep, err := models.ParseEndpoint(name)
+	if err != nil {
+		return nil, err
+	}
+	ep.BaseURL = baseURL
+	ep.APIKey = key.Reveal()
+	if env := ep.KeyEnv(); ep.APIKey == "" && env != "" {
+		ep.APIKey = getenv(env)
+	}
+	return models.Open(ep, httpClient)
+}
