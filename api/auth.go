@@ -1,95 +1,118 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/commitea/commitea/worker/tools"
 )
 
-// Token is one bearer token: a name for the logs and the ledger, its
-// scopes (read, write, approve) and its secret.
+// Token is one bearer token the tool endpoints accept, as configured.
 type Token struct {
 	Name   string
 	Scopes []string
 	Secret string
 }
 
-// tokenCookie carries the token for browsers, which cannot set headers on
-// a link: the dashboard is opened once with ?token=…, which sets it.
-const tokenCookie = "commitea_token"
-
-// authenticator finds the token a request presents.
+// authenticator keeps only the hashes of the configured secrets and
+// compares a presented token against every one of them in constant time,
+// so neither timing nor a memory dump gives a secret away.
 type authenticator struct {
-	tokens []Token
+	tokens []hashedToken
 }
 
-// find compares the presented secret against every token in constant time
-// (on hashes, so lengths do not leak either).
-func (a authenticator) find(secret string) (Token, bool) {
-	if secret == "" {
-		return Token{}, false
+type hashedToken struct {
+	name   string
+	scopes []string
+	hash   [sha256.Size]byte
+}
+
+func newAuthenticator(ts []Token) *authenticator {
+	a := &authenticator{}
+	for _, t := range ts {
+		a.tokens = append(a.tokens, hashedToken{name: t.Name, scopes: slices.Clone(t.Scopes), hash: sha256.Sum256([]byte(t.Secret))})
 	}
-	got := sha256.Sum256([]byte(secret))
-	var found Token
-	ok := false
-	for _, t := range a.tokens {
-		want := sha256.Sum256([]byte(t.Secret))
-		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
-			found, ok = t, true
+	return a
+}
+
+// verify returns the caller a secret belongs to. It looks at every token
+// whatever matches, so the time taken says nothing about which one did.
+func (a *authenticator) verify(secret string) (tools.Caller, bool) {
+	h := sha256.Sum256([]byte(secret))
+	var found *hashedToken
+	for i := range a.tokens {
+		if subtle.ConstantTimeCompare(h[:], a.tokens[i].hash[:]) == 1 {
+			found = &a.tokens[i]
 		}
 	}
-	return found, ok
+	if found == nil || secret == "" {
+		return tools.Caller{}, false
+	}
+	return tools.Caller{Name: found.name, Scopes: slices.Clone(found.scopes)}, true
 }
 
-// presented is the secret a request carries: the Authorization bearer
-// header, else the dashboard cookie, else the ?token= query parameter.
-func presented(r *http.Request) string {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, tok, _ := strings.Cut(h, " ")
-		if strings.EqualFold(scheme, "bearer") {
-			return strings.TrimSpace(tok)
-		}
+// bearer reads "Authorization: Bearer <token>".
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", false
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil && c.Value != "" {
-		return c.Value
-	}
-	return r.URL.Query().Get("token")
+	return strings.TrimSpace(token), true
 }
 
-// requireScope lets through requests whose token holds scope. A browser
-// that came with ?token= gets the cookie and is redirected to the same page
-// without the secret in its address bar and history.
-func (a authenticator) requireScope(scope string, browser bool) func(http.Handler) http.Handler {
+type callerKey struct{}
+
+// callerFrom returns the authenticated caller of a request.
+func callerFrom(ctx context.Context) (tools.Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(tools.Caller)
+	return c, ok
+}
+
+// requireToken refuses a request without a valid bearer token (401) or
+// without scope (403) before anything else runs; an empty scope accepts
+// any valid token. The caller goes into the request's context, both ours
+// and the MCP SDK's, so tool handlers on either transport know who calls.
+func (a *authenticator) requireToken(scope string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
+		// Our checks run first so refusals carry CommiTea's error body;
+		// the SDK's middleware then only attaches the TokenInfo.
+		sdk := auth.RequireBearerToken(a.sdkVerifier, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			t, ok := a.find(presented(r))
+			secret, ok := bearer(r)
 			if !ok {
-				if browser {
-					w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-					w.WriteHeader(http.StatusUnauthorized)
-					_, _ = w.Write([]byte("CommiTea: this page needs a token with the " + scope + " scope; open it with ?token=<secret> once.\n"))
-					return
-				}
-				writeError(w, CodeUnauthorized, "missing or unknown bearer token", "")
+				w.Header().Set("WWW-Authenticate", `Bearer realm="commitea"`)
+				writeError(w, CodeUnauthorized, "missing bearer token: send Authorization: Bearer <token>", "")
 				return
 			}
-			if !slices.Contains(t.Scopes, scope) {
-				writeError(w, CodeForbidden, "token "+t.Name+" lacks the "+scope+" scope", "")
+			c, ok := a.verify(secret)
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="commitea", error="invalid_token"`)
+				writeError(w, CodeUnauthorized, "unknown bearer token", "")
 				return
 			}
-			if browser && r.URL.Query().Has("token") {
-				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-				u := *r.URL
-				q := u.Query()
-				q.Del("token")
-				u.RawQuery = q.Encode()
-				http.Redirect(w, r, (&url.URL{Path: u.Path, RawQuery: u.RawQuery}).String(), http.StatusSeeOther)
+			if scope != "" && !c.Has(scope) {
+				writeError(w, CodeForbidden, fmt.Sprintf("token %q lacks the %s scope this endpoint needs", c.Name, scope), "")
 				return
 			}
-			next.ServeHTTP(w, r)
+			sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 		})
 	}
+}
+
+// sdkVerifier lets the MCP SDK's bearer middleware attach the same caller
+// as its TokenInfo, which the SDK hands to tool handlers.
+func (a *authenticator) sdkVerifier(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	c, ok := a.verify(token)
+	if !ok {
+		return nil, auth.ErrInvalidToken
+	}
+	return &auth.TokenInfo{UserID: c.Name, Scopes: c.Scopes}, nil
 }

@@ -1,4 +1,5 @@
 // Package api is CommiTea's HTTP surface: the Gitea webhook receiver, health
-// and readiness, and (later) the tool endpoints. It stays thin: it decodes,
+// and readiness, and the agent tools over plain HTTP (/v1/tools) and MCP
+// (/mcp, /mcp/readonly) with bearer-token auth. It stays thin: it decodes,
 // authenticates and maps errors to statuses; the work happens in worker.
 package api

@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // Error codes shared by every endpoint; writeError maps each to a status.
@@ -28,6 +30,12 @@ var statusOf = map[string]int{
 	CodeUnavailable:      http.StatusServiceUnavailable,
 	CodeModelUnavailable: http.StatusServiceUnavailable,
 	CodeInternal:         http.StatusInternalServerError,
+	// The tools' own codes share the table, so one writer maps every code.
+	tools.CodeNotReady:           http.StatusServiceUnavailable,
+	tools.CodeNamespaceForbidden: http.StatusUnprocessableEntity,
+	tools.CodeBudgetExhausted:    http.StatusTooManyRequests,
+	tools.CodeGiteaUnavailable:   http.StatusBadGateway,
+	tools.CodeNotImplemented:     http.StatusNotImplemented,
 }
 
 type errorBody struct {
@@ -47,6 +55,11 @@ func writeError(w http.ResponseWriter, code, message, field string) {
 		status = http.StatusInternalServerError
 	}
 	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message, Field: field}})
+}
+
+// writeToolError writes a tool failure through the same table.
+func writeToolError(w http.ResponseWriter, e *tools.Error) {
+	writeError(w, e.Code, e.Message, e.Field)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/worker/metrics"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // scrape reads /metrics and returns each sample line's value by its name
@@ -102,8 +103,8 @@ func TestDashboardAndRiverUIAuth(t *testing.T) {
 	t.Parallel()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "page "+r.URL.Path) })
 	h := NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Dashboard: ok, RiverUI: ok, Tokens: []Token{
-		{Name: "reader", Scopes: []string{ScopeRead}, Secret: "reader-secret-0123456789"},
-		{Name: "ops", Scopes: []string{ScopeRead, ScopeApprove}, Secret: "ops-secret-0123456789"},
+		{Name: "reader", Scopes: []string{tools.ScopeRead}, Secret: "reader-secret-0123456789"},
+		{Name: "ops", Scopes: []string{tools.ScopeRead, tools.ScopeApprove}, Secret: "ops-secret-0123456789"},
 	}})
 	do := func(path string, set func(*http.Request)) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, path, nil)

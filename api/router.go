@@ -12,13 +12,7 @@ import (
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
-)
-
-// Token scopes.
-const (
-	ScopeRead    = "read"
-	ScopeWrite   = "write"
-	ScopeApprove = "approve"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // DeliverySink takes a verified delivery and returns once it is durably
@@ -41,8 +35,11 @@ type Config struct {
 	Decode        DeliveryDecoder
 	Ready         ReadinessChecker
 	Log           *slog.Logger
-	// Tokens are the bearer tokens accepted by the authenticated routes.
-	Tokens []Token
+	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
+	// /mcp/readonly to callers holding one of Tokens.
+	Tools   ToolRunner
+	Tokens  []Token
+	Version string
 	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
 	Dashboard http.Handler
 	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
@@ -72,10 +69,13 @@ func NewRouter(cfg Config) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg}).ServeHTTP)
+	if cfg.Tools != nil {
+		mountTools(r, cfg)
+	}
 	// Metrics carry no secrets and scrapers rarely hold tokens; keep the
 	// port off the public internet instead.
 	r.Method(http.MethodGet, "/metrics", metrics.Handler())
-	auth := authenticator{tokens: cfg.Tokens}
+	browser := newAuthenticator(cfg.Tokens)
 	if cfg.Dashboard != nil {
 		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
 			target := "/dashboard/"
@@ -84,10 +84,24 @@ func NewRouter(cfg Config) http.Handler {
 			}
 			http.Redirect(w, req, target, http.StatusFound)
 		})
-		r.With(auth.requireScope(ScopeRead, true)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+		r.With(browser.requireBrowserScope(tools.ScopeRead)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
 	}
 	if cfg.RiverUI != nil {
-		r.With(auth.requireScope(ScopeApprove, true)).Mount("/riverui", cfg.RiverUI)
+		r.With(browser.requireBrowserScope(tools.ScopeApprove)).Mount("/riverui", cfg.RiverUI)
 	}
 	return r
+}
+
+// mountTools serves the tools on both transports. Every route needs a
+// bearer token; the scope a call needs is checked per tool by the core
+// (read for query_project, write for the others, approve for an approved
+// batch), except /mcp/readonly, whose every tool is a read.
+func mountTools(r chi.Router, cfg Config) {
+	a := newAuthenticator(cfg.Tokens)
+	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
+	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
+	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.ReadOnly })
+	r.With(a.requireToken("")).Handle("/mcp", full)
+	r.With(a.requireToken(tools.ScopeRead)).Handle("/mcp/readonly", readOnly)
 }

@@ -18,6 +18,7 @@ func benchRun(b *testing.B, issues, trials int) {
 	mustRun(b, in, opts) // warm
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for b.Loop() {
 		f, err := Run(in, opts)
 		if err != nil || len(f.Issues) != issues {
@@ -25,6 +26,7 @@ func benchRun(b *testing.B, issues, trials int) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(issues*trials), "ns/issue-trial")
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkRun10k is the acceptance benchmark: 2,000 issues, 10,000 trials.

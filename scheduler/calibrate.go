@@ -37,24 +37,26 @@ import (
 // Cold-start priors, derived by TestRealDataPriors (realdata_test.go) from
 // ../shared/data:
 //
-//   - jira-estimates/clean_data_v2.csv, issues with timeestimate > 0 and
-//     timespent > 0 (2,287 of 2,480): ln(timespent/timeestimate) has median
-//     0.000 and MAD-sigma 1.09; the median of the per-project medians is also
-//     about 0 (people's hour estimates are unbiased in the middle and wide).
-//   - jira-history/*.csv, issues with story points and in-progress time: the
-//     median in-progress working hours per story point, pooled, is about 2.6;
-//     ln(hours/points) has MAD-sigma about 2.3 (in-progress time in Jira
-//     includes waiting, so it is the upper bound of sigma).
+//   - jira-estimates/clean_data_v2.csv, all 2,480 issues have timeestimate
+//     and timespent > 0: ln(timespent/timeestimate) has median 0.000 (×1.00)
+//     and MAD-sigma 1.63; the median of the 90 per-project medians (projects
+//     with ≥ 5 issues) is −0.32 (×0.73). timeestimate can be the remaining
+//     estimate, which only shrinks as work is logged, so the ratio is if
+//     anything biased upwards; the pooled centre, 1.0, is the prior.
+//   - jira-history/*.csv, the 6,594 issues with story points and in-progress
+//     time: the median in-progress working hours (6 h a weekday) per story
+//     point is 1.42, MAD-sigma of its log 2.77 (in-progress time includes
+//     waiting, so that spread is an upper bound).
 //
-// The priors take the hour data's centre (multiplier 1.0) and a sigma of
-// 1.1, the hour-estimate spread: a new project forecasts from its labels as
-// written, with wide ranges, until ten samples say otherwise.
+// So a new project forecasts from its labels as written (multiplier 1.0)
+// with the wide spread of real hour estimates (sigma 1.63) until ten
+// samples say otherwise, and a story point is worth 1.42 nominal hours.
 const (
 	priorGlobalMultiplier = 1.0
-	priorSigma            = 1.1
+	priorSigma            = 1.63
 	// PriorHoursPerStoryPoint converts story points to nominal hours when a
 	// history gives points rather than est/* sizes.
-	PriorHoursPerStoryPoint = 2.6
+	PriorHoursPerStoryPoint = 1.42
 )
 
 // Sample is one done issue's estimate against its actual effort.

@@ -1,8 +1,8 @@
 package scheduler
 
 // Focus and runway. Focus ranks the open, schedulable issues of one person
-// (their assigned issues plus unassigned ones the forecast gives them most
-// often) or of the team, by: priority; hard deadline (the issue's or its
+// (their assigned issues plus unassigned ones the forecast's planning pass
+// gives them) or of the team, by: priority; hard deadline (the issue's or its
 // milestone's); milestone risk (lower chance of meeting the due date first;
 // no due date counts as no risk); how often the issue is on its milestone's
 // critical chain; how many open issues it unblocks (directly or not); its

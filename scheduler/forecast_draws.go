@@ -1,9 +1,10 @@
 package scheduler
 
 // Random draws: every effort sample is a pure function of (seed, issue
-// number, trial). A splitmix64 counter hash of (seed, issue, trial/5) gives
-// 64 random bits, cut into five drawBits-bit slices, one per trial of the
-// group of five; each slice indexes a table of lognormal quantiles. No sequential stream exists, so trials run in any order on any
+// number, trial). A splitmix64 counter hash of (seed, issue, trial/4) gives
+// 64 random bits, cut into four 16-bit slices, one per trial of the group
+// of four; the low drawBits bits of a slice index a table of lognormal
+// quantiles. No sequential stream exists, so trials run in any order on any
 // core with identical results, and a what-if that changes one issue leaves
 // every other issue's draws untouched (common random numbers).
 //
@@ -37,7 +38,7 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-// issueStream returns the per-issue key; the draws of trials 5q..5q+4 are
+// issueStream returns the per-issue key; the draws of trials 4q..4q+3 are
 // the slices of mix64(key + q*trialStep), lowest first.
 func issueStream(seed uint64, number int64) uint64 {
 	return mix64(seed ^ mix64(uint64(number)*0x9e3779b97f4a7c15+0x632be59bd9b4e019))
@@ -45,14 +46,14 @@ func issueStream(seed uint64, number int64) uint64 {
 
 const trialStep = 0x9e3779b97f4a7c15
 
-// drawsPerHash is how many drawBits-bit slices one 64-bit hash yields.
-const drawsPerHash = 64 / drawBits
+// drawsPerHash is how many 16-bit slices one 64-bit hash yields.
+const drawsPerHash = 4
 
 // drawIndex is the table slot of one trial for an issue key; the kernel
-// computes the same thing incrementally.
+// computes the same thing four trials per hash.
 func drawIndex(key uint64, trial int) uint32 {
 	h := mix64(key + uint64(trial/drawsPerHash)*trialStep)
-	return uint32(h>>(drawBits*(trial%drawsPerHash))) & (drawTableSize - 1)
+	return uint32(h>>(16*(trial%drawsPerHash))) & (drawTableSize - 1)
 }
 
 // normalQuantile is the standard normal inverse CDF.

@@ -17,110 +17,102 @@ import (
 // blockTrials is the number of trials one kernel pass schedules.
 const blockTrials = 32
 
-// blockState is one worker's scratch space. Per-item arrays are item-major
-// (item pos, trial t at pos*blockTrials+t); per-person arrays likewise.
+// blockState is one worker's scratch space: one row of blockTrials values
+// per item, person or group, so every inner loop runs over a fixed-size
+// array (no bounds checks, no dependency between its iterations).
 type blockState struct {
-	fin   []float64 // wall-clock finish, hours since the origin
-	pred  []int32   // the item that bound the start, -1 none
-	free  []float64 // per person: working coordinate of their last finish
-	hours []float64 // per person: effort scheduled
-	last  []int32   // per person: their last item
+	fin [][blockTrials]float64 // per item: wall-clock finish, hours since the origin
+	// pred is, per item, the item that bound its start: the dependency that
+	// finished last, or the person's previous item (plan.prevSame, fixed
+	// per plan); -1 when neither did.
+	pred [][blockTrials]int32
+	free [][blockTrials]float64 // per person: working coordinate of their last finish
+	idle [][blockTrials]float64 // per person: working hours spent waiting on dependencies
 	// freeAt is free as wall clock: a dependency finishing no later cannot
 	// delay the person, which spares the working-hour conversion.
-	freeAt []float64
-	// poolKey holds one key per pool member and trial (member-major: the
-	// earliest-free search runs down each member's row for all trials at
-	// once, 32 independent minimum chains instead of one long one).
-	poolKey []uint64
-	gfin    []float64 // per group: last finish
-	glast   []int32   // per group: the item that finished last
-	mask    []uint64  // per item: bit g set when on group g's critical chain
+	freeAt [][blockTrials]float64
+	gfin   [][blockTrials]float64 // per group: last finish
+	glast  [][blockTrials]int32   // per group: the item that finished last
 	// Trace only (tests): start, effort and person of every item.
-	start  []float64
-	effort []float32
-	who    []int32
+	start  [][blockTrials]float64
+	effort [][blockTrials]float32
+	who    [][blockTrials]int32
 }
 
 func (p *plan) newBlockState() *blockState {
 	n, np, ng := len(p.items), len(p.people), len(p.groups)
 	s := &blockState{
-		fin: make([]float64, n*blockTrials), pred: make([]int32, n*blockTrials),
-		free: make([]float64, np*blockTrials), freeAt: make([]float64, np*blockTrials), hours: make([]float64, np*blockTrials), last: make([]int32, np*blockTrials),
-		poolKey: make([]uint64, len(p.pool)*blockTrials),
-		gfin:    make([]float64, ng*blockTrials), glast: make([]int32, ng*blockTrials),
-		mask: make([]uint64, n*blockTrials),
+		fin: make([][blockTrials]float64, n), pred: make([][blockTrials]int32, n),
+		free: make([][blockTrials]float64, np), idle: make([][blockTrials]float64, np),
+		freeAt: make([][blockTrials]float64, np),
+		gfin:   make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
 	}
 	if p.trace {
-		s.start = make([]float64, n*blockTrials)
-		s.effort = make([]float32, n*blockTrials)
-		s.who = make([]int32, n*blockTrials)
+		s.start = make([][blockTrials]float64, n)
+		s.effort = make([][blockTrials]float32, n)
+		s.who = make([][blockTrials]int32, n)
 	}
 	return s
 }
 
-// poolSlotMask keeps the pool slot in a pool key's low bits; pools larger
-// than that are not supported (newPlan rejects them).
-const (
-	poolSlotBits = 10
-	poolSlotMask = 1<<poolSlotBits - 1
-	maxPool      = 1 << poolSlotBits
-)
-
-// poolKeyOf orders pool members by when they free up: the time's bits
-// (ordered like the float for freeAt >= 0, which every finish after the
-// origin is; initial keys are clamped by the caller) with the pool slot in
-// the low bits, which also breaks ties by login order.
-func poolKeyOf(freeAt float64, slot int32) uint64 {
-	return math.Float64bits(freeAt)&^poolSlotMask | uint64(slot)
-}
-
-// runBlock schedules trials t0 .. t0+nb-1 (nb <= blockTrials) into s. When
-// acc is not nil it also counts who took each pool item.
-func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
+// runBlock schedules trials t0 .. t0+blockTrials-1 into s (callers use
+// the first nb; fixed-size loops are cheaper than the bounds checks of
+// variable ones).
+func (p *plan) runBlock(t0 int, s *blockState) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
 		start := p.people[k].start
-		for t := range nb {
-			s.free[k*B+t], s.hours[k*B+t], s.last[k*B+t] = start, 0, -1
-			s.freeAt[k*B+t] = tls[k].finishAt(start)
-		}
-	}
-	npool := len(p.pool)
-	for ps, k := range p.pool {
-		key := poolKeyOf(max(0, tls[k].finishAt(p.people[k].start)), int32(ps))
-		for t := range nb {
-			s.poolKey[ps*B+t] = key
+		startAt := tls[k].finishAt(start)
+		for t := range B {
+			s.free[k][t], s.idle[k][t], s.freeAt[k][t] = start, 0, startAt
 		}
 	}
 	for g := range p.groups {
-		for t := range nb {
-			s.gfin[g*B+t], s.glast[g*B+t] = -1, -1
+		for t := range B {
+			s.gfin[g][t], s.glast[g][t] = -1, -1
 		}
 	}
-	items, deps, tables, pool, poolPos := p.items, p.deps, p.tables, p.pool, p.poolPos
+	items, deps, tables := p.items, p.deps, p.tables
 	var ready [B]float64
 	var depPred [B]int32
-	var effs [B]float32
+	var effs [B]float64
 	for pos := range items {
 		it := &items[pos]
-		row := pos * B
-		tab := tables[it.tab : it.tab+drawTableSize]
-		q, r := t0/drawsPerHash, t0%drawsPerHash
-		h := mix64(it.key+uint64(q)*trialStep) >> (drawBits * r)
-		for t := range nb {
-			idx := uint32(h) & (drawTableSize - 1)
-			h >>= drawBits
-			if r++; r == drawsPerHash {
-				r, q = 0, q+1
-				h = mix64(it.key + uint64(q)*trialStep)
+		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
+		// Slot indices for the block: four per hash (see drawIndex).
+		var idx [B]uint32
+		if t0%drawsPerHash == 0 {
+			for g := range B / drawsPerHash {
+				h := mix64(it.key + uint64(t0/drawsPerHash+g)*trialStep)
+				idx[4*g] = uint32(h) & (drawTableSize - 1)
+				idx[4*g+1] = uint32(h>>16) & (drawTableSize - 1)
+				idx[4*g+2] = uint32(h>>32) & (drawTableSize - 1)
+				idx[4*g+3] = uint32(h>>48) & (drawTableSize - 1)
 			}
-			slot := it.lo + (idx*it.span)>>drawBits
-			e := it.scale*tab[slot&(drawTableSize-1)] - it.spent
-			if e < minRemainingHours { // a compare, not max: no NaN handling
-				e = minRemainingHours
+		} else {
+			for t := range B {
+				idx[t] = drawIndex(it.key, t0+t)
 			}
-			effs[t] = e
+		}
+		scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span
+		if spent == 0 {
+			// Not started: the whole lognormal. (A compare, not max: no NaN
+			// handling.)
+			for t := range B {
+				effs[t] = scale * float64(tab[idx[t]&(drawTableSize-1)])
+				if effs[t] < minRemainingHours {
+					effs[t] = minRemainingHours
+				}
+			}
+		} else {
+			// Started: the truncated range above the spent hours.
+			for t := range B {
+				effs[t] = scale*float64(tab[(lo+(idx[t]*span)>>drawBits)&(drawTableSize-1)]) - spent
+				if effs[t] < minRemainingHours {
+					effs[t] = minRemainingHours
+				}
+			}
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
@@ -128,12 +120,12 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 			// compare.
 			ds := deps[it.depLo:it.depHi]
 			d0 := ds[0]
-			copy(ready[:], s.fin[int(d0)*B:int(d0)*B+B])
+			ready = s.fin[d0]
 			for t := range B {
 				depPred[t] = d0
 			}
 			for _, d := range ds[1:] {
-				drow := (*[B]float64)(s.fin[int(d)*B : int(d)*B+B])
+				drow := &s.fin[d]
 				for t := range B {
 					if f := drow[t]; f > ready[t] {
 						ready[t], depPred[t] = f, d
@@ -141,77 +133,35 @@ func (p *plan) runBlock(t0, nb int, s *blockState, acc *workerAcc) {
 				}
 			}
 		}
-		fin := s.fin[row : row+B]
-		pred := s.pred[row : row+B]
-		if who := it.person; who >= 0 {
-			// Assigned: one person, one calendar for the whole block.
-			tl := tls[who]
-			free := s.free[int(who)*B : int(who)*B+B]
-			last := s.last[int(who)*B : int(who)*B+B]
-			freeAt := s.freeAt[int(who)*B : int(who)*B+B]
-			hours := s.hours[int(who)*B : int(who)*B+B]
-			sl := poolPos[who]
-			for t := range nb {
-				u, pr := free[t], last[t]
-				if hasDeps && ready[t] > freeAt[t] {
-					if ur := tl.working(ready[t]); ur > u {
-						u, pr = ur, depPred[t]
-					}
-				}
-				end := u + float64(effs[t])
-				f := tl.finishAt(end)
-				fin[t], pred[t] = f, pr
-				free[t], last[t], freeAt[t] = end, int32(pos), f
-				hours[t] += float64(effs[t])
-				if sl >= 0 {
-					s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
-				}
-				if p.trace {
-					s.start[row+t], s.effort[row+t], s.who[row+t] = tl.startAt(u), effs[t], who
+		fin, pred := &s.fin[pos], &s.pred[pos]
+		// One person, one calendar for the whole block (unassigned issues
+		// got their person in the planning pass).
+		who := it.person
+		tl := tls[who]
+		free, freeAt, idle := &s.free[who], &s.freeAt[who], &s.idle[who]
+		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
+		prevSame := p.prevSame[pos]
+		for t := range B {
+			u, pr := free[t], prevSame
+			if hasDeps && ready[t] > freeAt[t] {
+				if ur := tl.working(ready[t]); ur > u {
+					idle[t] += ur - u
+					u, pr = ur, depPred[t]
 				}
 			}
-		} else {
-			// Pool: whoever frees first. Keys stay below 2^63 and compare as
-			// the times they encode; min compiles to a conditional move.
-			best := (*[B]uint64)(s.poolKey[:B])
-			earliest := *best
-			for ps := 1; ps < npool; ps++ {
-				keys := (*[B]uint64)(s.poolKey[ps*B : ps*B+B])
-				for t := range B {
-					earliest[t] = min(earliest[t], keys[t])
-				}
-			}
-			for t := range nb {
-				sl := int32(earliest[t] & poolSlotMask)
-				who := pool[sl]
-				tl := tls[who]
-				k := int(who)*B + t
-				u, pr := s.free[k], s.last[k]
-				if hasDeps && ready[t] > s.freeAt[k] {
-					if ur := tl.working(ready[t]); ur > u {
-						u, pr = ur, depPred[t]
-					}
-				}
-				end := u + float64(effs[t])
-				f := tl.finishAt(end)
-				fin[t], pred[t] = f, pr
-				s.free[k], s.last[k], s.freeAt[k] = end, int32(pos), f
-				s.hours[k] += float64(effs[t])
-				s.poolKey[int(sl)*B+t] = poolKeyOf(f, sl)
-				if acc != nil {
-					acc.poolWho[int(it.poolSlot)*npool+int(sl)]++
-					acc.poolIssues[sl]++
-				}
-				if p.trace {
-					s.start[row+t], s.effort[row+t], s.who[row+t] = tl.startAt(u), effs[t], who
-				}
+			end := u + effs[t]
+			f := tl.finishAt(end)
+			fin[t], pred[t] = f, pr
+			free[t], freeAt[t] = end, f
+			if f > gfin[t] {
+				gfin[t], glast[t] = f, int32(pos)
 			}
 		}
-		g := int(it.group) * B
-		gfin, glast := s.gfin[g:g+B], s.glast[g:g+B]
-		for t := range nb {
-			if f := fin[t]; f > gfin[t] {
-				gfin[t], glast[t] = f, int32(pos)
+		if p.trace {
+			// Tests only: replay the lane to record where each item started.
+			for t := range B {
+				u := s.free[who][t] - effs[t]
+				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), float32(effs[t]), who
 			}
 		}
 	}
@@ -237,68 +187,45 @@ func (g issueGrid) bucket(t float64) int {
 // workerAcc is one worker's share of the results; merging sums them, so the
 // outcome does not depend on which worker ran which trials.
 type workerAcc struct {
-	hist       []uint32 // items × histBuckets
-	crit       []uint32 // per item: trials on its group's critical chain
-	poolWho    []uint32 // pool items × pool size
-	poolIssues []int64  // per pool member: pool items taken, summed over trials
+	hist []uint32 // items × histBuckets
+	crit []uint32 // per item: trials on its group's critical chain
 }
-
-// maxCriticalGroups is how many milestones get critical-chain counts: one
-// bit each in blockState.mask. Issues of further milestones report 0.
-const maxCriticalGroups = 64
 
 // accumulate adds a scheduled block to acc and to the per-trial series.
 func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) {
-	const B = blockTrials
 	for pos := range p.items {
-		h := acc.hist[pos*histBuckets : (pos+1)*histBuckets]
+		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
 		g := grids[pos]
-		for _, f := range s.fin[pos*B : pos*B+nb] {
-			h[g.bucket(f)]++
-		}
-	}
-	// Critical chains: seed each group's last item, then sweep the items
-	// backwards (a predecessor always comes earlier in the list), handing
-	// each item's chain bits to its predecessor.
-	clear(s.mask)
-	for g := range min(len(p.groups), maxCriticalGroups) {
-		for t := range nb {
-			groupFin[g][t0+t] = s.gfin[g*B+t]
-			if l := s.glast[g*B+t]; l >= 0 {
-				s.mask[int(l)*B+t] |= 1 << g
+		if nb == blockTrials {
+			for _, f := range &s.fin[pos] {
+				h[uint8(g.bucket(f))]++
+			}
+		} else {
+			for _, f := range s.fin[pos][:nb] {
+				h[uint8(g.bucket(f))]++
 			}
 		}
 	}
-	for g := maxCriticalGroups; g < len(p.groups); g++ {
-		for t := range nb {
-			groupFin[g][t0+t] = s.gfin[g*B+t]
-		}
-	}
-	for pos := len(p.items) - 1; pos >= 0; pos-- {
-		row := pos * B
-		bit := uint64(0)
-		if gi := p.items[pos].group; gi < maxCriticalGroups {
-			bit = 1 << gi
-		}
-		var n uint32
-		for t := range nb {
-			m := s.mask[row+t]
-			if m == 0 {
-				continue
-			}
-			if m&bit != 0 {
-				n++
-			}
-			if pr := s.pred[row+t]; pr >= 0 {
-				s.mask[int(pr)*B+t] |= m
+	// Critical chains: from each group's last item, follow the binding
+	// predecessors back; an item counts when the chain is its own group's.
+	// A chain is a path (predecessors come earlier in the list), so nothing
+	// is counted twice.
+	for g := range p.groups {
+		copy(groupFin[g][t0:t0+nb], s.gfin[g][:nb])
+		for t, l := range s.glast[g][:nb] {
+			for pos := l; pos >= 0; pos = s.pred[pos][t] {
+				if p.items[pos].group == int32(g) {
+					acc.crit[pos]++
+				}
 			}
 		}
-		acc.crit[pos] += n
 	}
 	for k := range p.people {
+		start := p.people[k].start
 		for t := range nb {
-			personHours[k][t0+t] = s.hours[k*B+t]
-			personFree[k][t0+t] = p.tls[k].finishAt(s.free[k*B+t])
+			// Effort is the working time used minus the time spent waiting.
+			personHours[k][t0+t] = s.free[k][t] - start - s.idle[k][t]
+			personFree[k][t0+t] = p.tls[k].finishAt(s.free[k][t])
 		}
 	}
 }
@@ -328,7 +255,6 @@ func (p *plan) run() Forecast {
 	for w := range workers {
 		acc := &workerAcc{
 			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
-			poolWho: make([]uint32, p.poolN*len(p.pool)), poolIssues: make([]int64, len(p.pool)),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -340,7 +266,7 @@ func (p *plan) run() Forecast {
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
-				p.runBlock(t0, nb, s, acc)
+				p.runBlock(t0, s)
 				p.accumulate(t0, nb, s, acc, grids, groupFin, personHours, personFree)
 			}
 		})
@@ -352,12 +278,6 @@ func (p *plan) run() Forecast {
 		}
 		for i, v := range a.crit {
 			accs[0].crit[i] += v
-		}
-		for i, v := range a.poolWho {
-			accs[0].poolWho[i] += v
-		}
-		for i, v := range a.poolIssues {
-			accs[0].poolIssues[i] += v
 		}
 	}
 	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
@@ -395,9 +315,9 @@ func (p *plan) pilot() []issueGrid {
 					break
 				}
 				nb := min(B, trials-b*B)
-				p.runBlock(b*B, nb, s, nil)
+				p.runBlock(b*B, s)
 				for i := range n {
-					for _, f := range s.fin[i*B : i*B+nb] {
+					for _, f := range s.fin[i][:nb] {
 						l[i] = min(l[i], f)
 						h[i] = max(h[i], f)
 					}
@@ -438,11 +358,10 @@ type itemResult struct {
 func (p *plan) traceTrial(trial int) []itemResult {
 	p.trace = true
 	s := p.newBlockState()
-	p.runBlock(trial, 1, s, nil)
+	p.runBlock(trial, s)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
-		k := pos * blockTrials
-		out[pos] = itemResult{start: s.start[k], fin: s.fin[k], effort: s.effort[k], pred: s.pred[k], who: s.who[k]}
+		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}
 	}
 	return out
 }

@@ -80,10 +80,10 @@ func BenchmarkRealDataBacktest(t *testing.B) {
 	var results []BacktestResult
 	var pooled BacktestResult
 	for t.Loop() {
-		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 500})
+		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 400})
 	}
 	var b strings.Builder
-	WriteBacktestTable(&b, append(names, "pooled"), append(results, pooled))
+	writeBacktestTable(&b, append(names, "pooled"), append(results, pooled))
 	t.Log("\n" + b.String())
 	if pooled.P80Coverage < 0.75 || pooled.P80Coverage > 0.90 {
 		t.Errorf("pooled p80 coverage %.3f outside [0.75, 0.90]", pooled.P80Coverage)
@@ -161,8 +161,8 @@ func TestRealDataPriors(t *testing.T) {
 		len(perPoint), math.Exp(median(perPoint)), 1.4826*mad(perPoint))
 }
 
-// WriteBacktestTable is in the test only as long as the command has its own.
-func WriteBacktestTable(w io.Writer, names []string, rs []BacktestResult) {
+// writeBacktestTable prints one row per history.
+func writeBacktestTable(w io.Writer, names []string, rs []BacktestResult) {
 	fmt.Fprintf(w, "%-10s %7s %6s | %5s %5s %5s %6s %8s | %5s %5s %5s %6s %8s\n", "history", "cutoffs", "items", "p50", "p80", "p90", "width", "pinball", "b.p50", "b.p80", "b.p90", "b.wid", "b.pinb")
 	for i, r := range rs {
 		b := r.Baseline

@@ -6,6 +6,12 @@ package scheduler
 // samples and the difference is what the changes caused, not noise. A
 // what-if that changes nothing reports "no change".
 //
+// Unassigned issues keep the person the baseline's planning pass gave them
+// (new ones are planned afresh), so a change moves only what depends on it,
+// and more work can never make anything earlier. A batch with set_capacity
+// re-plans all unassigned work instead: giving someone fewer hours, or
+// hiring, is precisely a question about who picks up what.
+//
 // Proposed issues (add_issue) without a number, or with one already taken,
 // get the next free negative number (-1, -2, ...). set_capacity on a login
 // outside Input.People adds that person to the team (a hire). Changes are
@@ -95,14 +101,22 @@ func WhatIf(in Input, changes []Change, opts Options) (WhatIfResult, error) {
 	if err != nil {
 		return WhatIfResult{}, err
 	}
-	before, err := Run(in, opts)
+	base, err := newPlan(in, opts, nil)
 	if err != nil {
 		return WhatIfResult{}, fmt.Errorf("what-if baseline: %w", err)
 	}
-	after, err := Run(changed, opts)
+	before := base.run()
+	// Unassigned issues keep the person the baseline planned for them, so
+	// the comparison shows what the changes did, not a reshuffle.
+	pins := base.plannedAssignments()
+	if slices.ContainsFunc(changes, func(c Change) bool { return c.Kind == SetCapacity }) {
+		pins = nil
+	}
+	next, err := newPlan(changed, opts, pins)
 	if err != nil {
 		return WhatIfResult{}, fmt.Errorf("what-if forecast: %w", err)
 	}
+	after := next.run()
 	res := compareForecasts(before, after)
 	res.Seed, res.Proposed = opts.Seed, proposed
 	res.Consequence = consequence(in.Now, res)

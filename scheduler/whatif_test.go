@@ -146,12 +146,13 @@ func TestWhatIfKinds(t *testing.T) {
 // More work through a what-if never moves a milestone earlier.
 func TestWhatIfMoreWorkNeverEarlier(t *testing.T) {
 	for seed := range uint64(6) {
-		in := genProject(seed, genSpec{issues: 60, people: 4, milestones: 3, depFrac: 0.3, missingEstFrac: 0.1, steepingFrac: 0.2})
+		in := genProject(seed, genSpec{issues: 60, people: 4, milestones: 3, depFrac: 0.3, unassignedFrac: 0.3, missingEstFrac: 0.1, steepingFrac: 0.2})
 		r := rand.New(rand.NewPCG(seed, 3))
 		target := in.Issues[20+r.IntN(60)]
 		res, err := WhatIf(in, []Change{
 			{Kind: SetEstimate, Issue: target.Number, Estimate: SizeXL},
 			{Kind: AddIssue, NewIssue: &Issue{Estimate: SizeM, Assignee: "dev02", Milestone: 1 + int64(r.IntN(3))}},
+			{Kind: AddIssue, NewIssue: &Issue{Estimate: SizeS, Milestone: 1 + int64(r.IntN(3))}},
 		}, Options{Trials: 300})
 		if err != nil {
 			t.Fatal(err)
@@ -194,4 +195,33 @@ func containsInt(list []int64, n int64) bool {
 		}
 	}
 	return false
+}
+
+// Capacity what-ifs re-plan unassigned work: a hire takes some of it.
+func TestWhatIfHireTakesUnassignedWork(t *testing.T) {
+	in := Input{
+		Now:        genNow,
+		People:     []Person{{Login: "ann"}},
+		Milestones: []Milestone{{ID: 1, Title: "v1", Due: genNow.AddDate(0, 0, 10)}},
+	}
+	for k := range 8 {
+		in.Issues = append(in.Issues, Issue{Number: int64(k + 1), State: Triage, Estimate: SizeM, Milestone: 1})
+	}
+	res, err := WhatIf(in, []Change{{Kind: SetCapacity, Person: "zed", HoursPerDay: 6}}, Options{Trials: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Milestones) != 1 || !res.Milestones[0].After.P80.Before(res.Milestones[0].Before.P80) {
+		t.Fatalf("a hire should bring v1 forward: %+v (%s)", res.Milestones, res.Consequence)
+	}
+	var zed int
+	for _, d := range res.Issues {
+		if d.After != nil && d.After.Assignee == "zed" {
+			zed++
+		}
+	}
+	if zed == 0 {
+		t.Error("the hire took no unassigned issue")
+	}
+	t.Log(res.Consequence)
 }

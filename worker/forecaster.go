@@ -39,6 +39,11 @@ type SnapshotData struct {
 	Statuses    []scheduler.IssueStatus `json:"statuses"`
 	Calibration scheduler.Calibration   `json:"calibration"`
 	Forecast    scheduler.Forecast      `json:"forecast"`
+	// Focus is the scheduler's focus list for the team (key "") and for
+	// each person with open work; Runway its milestones-and-capacity view.
+	// Snapshots older than these fields lack them.
+	Focus  map[string]scheduler.FocusResult `json:"focus,omitempty"`
+	Runway *scheduler.RunwayResult          `json:"runway,omitempty"`
 }
 
 // Counts summarises the mirror a snapshot was computed from.
@@ -102,6 +107,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc}
 	data.Counts = countMirror(mirror)
 	data.Counts.Samples = len(model.samples)
+	data.Focus, data.Runway = focusAndRunway(model.input, fc, now)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)

@@ -241,21 +241,12 @@ func TestCalibrationLedgerStandup(t *testing.T) {
 		}
 	}
 
-	// With the ledger and standup tables in place (other migrations own
-	// them), their rows are shown.
+	// Rows in the ledger and the standups (migration 003) are shown.
 	ctx := context.Background()
-	_, err := pool.Exec(ctx, `
-		CREATE TABLE IF NOT EXISTS directives (id bigserial PRIMARY KEY, project_id bigint NOT NULL, kind text NOT NULL,
-			quote text NOT NULL, summary text NOT NULL DEFAULT '', status text NOT NULL DEFAULT 'pending', created_at timestamptz NOT NULL DEFAULT now());
-		CREATE TABLE IF NOT EXISTS standups (id bigserial PRIMARY KEY, project_id bigint NOT NULL, day date NOT NULL,
-			content jsonb NOT NULL DEFAULT '{}', text text NOT NULL DEFAULT '', created_at timestamptz NOT NULL DEFAULT now())`)
-	if err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO directives (project_id, kind, quote, caller, summary) VALUES ($1, 'scope', 'Drop dark mode from the launch', 'pm', 'v1.0 p80 moves 3 days earlier')`, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `INSERT INTO directives (project_id, kind, quote, summary) VALUES ($1, 'scope', 'Drop dark mode from the launch', 'v1.0 p80 moves 3 days earlier')`, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO standups (project_id, day, text) VALUES ($1, '2026-12-01', 'Launch p80 slipped two days: #12 grew.')`, p.ID); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO standups (project_id, day, content, text) VALUES ($1, '2026-12-01', '{}', 'Launch p80 slipped two days: #12 grew.')`, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	_, doc, _ = get(t, d.Handler(), "/ceo/demo/directives")

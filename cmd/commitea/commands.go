@@ -20,6 +20,7 @@ import (
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // openDatabase connects to the configured database and registers the pool
@@ -113,12 +114,17 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
+	if err != nil {
+		return err
+	}
+	periodic := append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
+		worker.RecomputePeriodicJobs(projects, recomputeEvery)...)
 	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
-		Work:    opts.Role.RunsWorker(),
-		Workers: workers,
-		Periodic: append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
-			worker.RecomputePeriodicJobs(projects, recomputeEvery)...),
-		Log: m.logger,
+		Work:     opts.Role.RunsWorker(),
+		Workers:  workers,
+		Periodic: append(periodic, standups.periodic(projects)...),
+		Log:      m.logger,
 	})
 	if err != nil {
 		return err
@@ -146,6 +152,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 			(&worker.FreshnessWatch{Pool: pool, Jobs: jobs, Log: m.logger}).Run(watchCtx)
 		}()
 		defer func() { stopWatch(); <-watched }()
+		standups.start(ctx, jobs, projects, m.logger)
 		// A project never backfilled gets its history now; the unique
 		// job keeps replicas from doing it twice.
 		for _, p := range projects {
@@ -165,6 +172,9 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		m.logger.Info("worker running", slog.Int("projects", len(projects)))
 		<-ctx.Done()
 		return nil
+	}
+	if len(cfg.Tokens) == 0 {
+		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
 	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard"})
 	if err != nil {
@@ -190,7 +200,9 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
+		Tools:         tools.NewService(pool, projects, m.logger).Registry(),
 		Tokens:        apiTokens(cfg.Tokens),
+		Version:       versionString(),
 		Dashboard:     board.Handler(),
 		RiverUI:       riverUI,
 	})
@@ -220,11 +232,12 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	return err
 }
 
-// apiTokens hands the configured tokens to the router.
+// apiTokens hands the configured bearer tokens to the API, which keeps
+// only their hashes.
 func apiTokens(ts []TokenConfig) []api.Token {
-	out := make([]api.Token, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, api.Token{Name: t.Name, Scopes: t.Scopes, Secret: t.Secret.Reveal()})
+	out := make([]api.Token, len(ts))
+	for i, t := range ts {
+		out[i] = api.Token{Name: t.Name, Scopes: t.Scopes, Secret: t.Secret.Reveal()}
 	}
 	return out
 }
@@ -299,8 +312,8 @@ func isTerminal(w any) bool {
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
-func (m *Main) backtest(ctx context.Context, cfg Config, args []string) error {
-	return errors.New("backtest: not wired yet")
+func (m *Main) backtest(_ context.Context, _ Config, args []string) error {
+	return m.runBacktestCSV(args)
 }
 
 // newRecomputer builds the engine the recompute job runs.

@@ -109,10 +109,18 @@ type DateRangeConfig struct {
 	To   Date `toml:"to"`
 }
 
-// StandupConfig is when the daily standup is produced.
+// StandupConfig is when the daily standup is produced and where it goes.
 type StandupConfig struct {
 	Time     string `toml:"time"`      // "HH:MM", 24-hour
 	TimeZone string `toml:"time_zone"` // defaults to the calendar's time zone
+	// Sinks (standup.go); each one is used when configured.
+	Webhook StandupWebhookConfig `toml:"webhook"`
+	Slack   StandupSlackConfig   `toml:"slack"`
+	Matrix  StandupMatrixConfig  `toml:"matrix"`
+	Email   StandupEmailConfig   `toml:"email"`
+	// GiteaIssues opt projects in to a standup comment on one issue each:
+	// "owner/repo#N".
+	GiteaIssues []string `toml:"gitea_issues"`
 }
 
 // TokenConfig is one bearer token accepted by the tool API.
@@ -424,6 +432,7 @@ func envBindings() []envBinding {
 			return nil
 		}},
 	)
+	bs = append(bs, standupSinkBindings()...)
 	return bs
 }
 
@@ -484,7 +493,7 @@ func (c Config) ValidateFor(command string) error {
 		need = map[string]bool{"database.url": true, "gitea.url": true, "gitea.webhook_secret": true, "projects": true}
 	case "sync":
 		need = map[string]bool{"database.url": true, "gitea.url": true}
-	case "migrate", "usage":
+	case "migrate", "usage", "standup":
 		need = map[string]bool{"database.url": true}
 	}
 	required := func(k string, set bool) bool {
@@ -571,6 +580,7 @@ func (c Config) ValidateFor(command string) error {
 			p.add(e, k, "unknown time zone %q", c.Standup.TimeZone)
 		}
 	}
+	checkStandupSinks(&p, c)
 
 	checkTokens(&p, c.Tokens)
 	checkModelRole(&p, "models.small", "COMMITEA_SMALL", c.Models.Small)

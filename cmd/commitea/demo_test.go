@@ -114,6 +114,21 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("dashboard link: %d %.300s", resp.StatusCode, body)
 	}
 
+	// The printed query_project curl answers from the snapshot.
+	_ = find(`(curl -s .*query_project -d '\{"view":"runway"\}')`)
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/tools/query_project", strings.NewReader(`{"view":"runway"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "v1.0 Launch") {
+		t.Fatalf("query_project runway: %d %.300s", resp.StatusCode, body)
+	}
+
 	// The imported project: 400+ issues, four milestones, one hard.
 	pool, err := store.Open(ctx, mustDatabaseURL(t, dbName))
 	if err != nil {
@@ -160,7 +175,7 @@ func TestDemo(t *testing.T) {
 	})
 	t.Logf("launch p50/p80 moved from %s/%s to %s/%s", before.P50.Format(time.DateOnly), before.P80.Format(time.DateOnly), after.P50.Format(time.DateOnly), after.P80.Format(time.DateOnly))
 
-	req, _ := http.NewRequest(http.MethodGet, base+"/dashboard/acme/teapot/milestones/1", nil)
+	req, _ = http.NewRequest(http.MethodGet, base+"/dashboard/acme/teapot/milestones/1", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {

@@ -86,6 +86,8 @@ func (m *Main) commands() []command {
 		{"migrate", "apply database migrations and exit", m.runMigrate},
 		{"sync", "import or repair the mirror of projects from Gitea", m.runSync},
 		{"demo", "run everything against a built-in forge with a generated project", m.runDemo},
+		{"tool", "call a tool of a running instance: tool NAME '{json}'", m.runTool},
+		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},
 		{"version", "print version and build information", m.runVersion},
@@ -316,18 +318,23 @@ func (m *Main) runVersion(_ context.Context, g globalOptions, args []string) err
 	return nil
 }
 
+// versionString is the version alone: the build-time one, else the
+// module's, else "(devel)".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
 // versionText describes the build: version, Go release and VCS revision.
 func versionText() string {
-	v := version
 	var b strings.Builder
 	info, ok := debug.ReadBuildInfo()
-	if v == "" && ok {
-		v = info.Main.Version
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	fmt.Fprintf(&b, "commitea %s\n", v)
+	fmt.Fprintf(&b, "commitea %s\n", versionString())
 	if !ok {
 		return b.String()
 	}

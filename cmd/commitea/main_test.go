@@ -56,7 +56,7 @@ func TestRunDispatch(t *testing.T) {
 		{name: "sync one project", env: full, args: []string{"sync", "--project", "acme/widgets"}, wantErr: "database"},
 		{name: "sync configured projects", env: full, args: []string{"sync"}, wantErr: "database"},
 		{name: "sync nothing to sync", env: map[string]string{"DATABASE_URL": "postgres://x@db/x", "GITEA_URL": "http://gitea"}, args: []string{"sync"}, wantErr: "no project", usage: true},
-		{name: "backtest passes flags", env: map[string]string{}, args: []string{"backtest", "--cutoffs", "30", "-x"}, wantErr: "backtest: not wired yet"},
+		{name: "backtest owns its flags", env: map[string]string{}, args: []string{"backtest", "--cutoffs", "30"}, wantErr: "flag provided but not defined: -cutoffs", usage: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,7 @@ func TestServeEndToEnd(t *testing.T) {
 		"COMMITEA_WEBHOOK_SECRET": "end-to-end-webhook-secret",
 		"COMMITEA_ADDR":           addr,
 		"COMMITEA_PROJECTS":       "ceo/demo",
+		"COMMITEA_TOKENS":         "agent:read:agent-secret-0123456789,ops:write:ops-secret-0123456789",
 	}
 	var out, errOut bytes.Buffer
 	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
@@ -161,6 +163,17 @@ func TestServeEndToEnd(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("unsigned delivery: %d, want 401", resp.StatusCode)
+	}
+
+	// The tools answer from that snapshot, through the tool subcommand.
+	toolEnv := map[string]string{"COMMITEA_URL": "http://" + addr, "COMMITEA_TOKEN": "agent-secret-0123456789"}
+	stdout, stderr, err := run(t, toolEnv, "tool", "query_project", `{"view":"issue","filters":{"issueId":3}}`)
+	if err != nil || !strings.Contains(stdout, title) || !strings.Contains(stdout, `"instruction"`) {
+		t.Errorf("tool query_project: %v\n%s%s", err, stdout, stderr)
+	}
+	toolEnv["COMMITEA_TOKEN"] = "ops-secret-0123456789"
+	if _, stderr, err := run(t, toolEnv, "tool", "query_project", `{"view":"focus"}`); err == nil || !strings.Contains(stderr, "FORBIDDEN") {
+		t.Errorf("a write-only token read: %v %s", err, stderr)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatal("serve context cancelled early")

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/commitea/commitea/worker/tools"
+)
+
+// The MCP adapter serves the same declared tools over MCP's streamable
+// HTTP transport: /mcp has all of them, /mcp/readonly only the read-only
+// ones. Answers carry the same envelope as structured content (and as JSON
+// text for clients that read only text); failures carry {"error": ...}
+// with isError set. Sessions are stateless, so any API replica can answer
+// any request.
+
+// mcpHandler builds one MCP endpoint over the tools that keep returns true
+// for.
+func mcpHandler(run ToolRunner, version string, log *slog.Logger, keep func(tools.Tool) bool) http.Handler {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "commitea", Version: version}, &mcp.ServerOptions{
+		Logger:       log,
+		Instructions: "CommiTea is the project plan's source of truth. Read it with query_project; every date is a range the scheduler computed.",
+	})
+	for _, t := range run.Tools() {
+		if !keep(t) {
+			continue
+		}
+		destructive := t.Destructive
+		srv.AddTool(&mcp.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  t.InputSchema,
+			OutputSchema: t.OutputSchema,
+			Annotations: &mcp.ToolAnnotations{
+				ReadOnlyHint:    t.ReadOnly,
+				DestructiveHint: &destructive,
+				OpenWorldHint:   new(false),
+			},
+		}, mcpToolHandler(run, t.Name))
+	}
+	// The SDK's DNS-rebinding guard refuses loopback connections whose Host
+	// is not loopback, which is every request a reverse proxy on the same
+	// machine forwards. Rebinding attacks ride on ambient credentials; every
+	// request here must carry a bearer token, so the guard is off.
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, DisableLocalhostProtection: true})
+}
+
+func mcpToolHandler(run ToolRunner, name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var c tools.Caller
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			c = tools.Caller{Name: req.Extra.TokenInfo.UserID, Scopes: req.Extra.TokenInfo.Scopes}
+		}
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		env, terr := run.Call(ctx, c, name, args)
+		if terr != nil {
+			return mcpResult(tools.Failure{Error: terr}, true), nil
+		}
+		return mcpResult(env, false), nil
+	}
+}
+
+func mcpResult(v any, isError bool) *mcp.CallToolResult {
+	text, err := json.Marshal(v)
+	if err != nil {
+		text = []byte(`{"error":{"code":"INTERNAL","message":"could not encode the answer"}}`)
+		isError = true
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+		StructuredContent: json.RawMessage(text),
+		IsError:           isError,
+	}
+}

@@ -1,0 +1,106 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/commitea/commitea/worker/tools"
+)
+
+// ToolRunner is what the tool endpoints need: the declared tools and a way
+// to call one. *tools.Registry is one.
+type ToolRunner interface {
+	Tools() []tools.Tool
+	Lookup(name string) (tools.Tool, bool)
+	Call(ctx context.Context, c tools.Caller, name string, input json.RawMessage) (tools.Envelope, *tools.Error)
+}
+
+// toolInfo is one entry of GET /v1/tools.
+type toolInfo struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	ReadOnly     bool            `json:"readOnly"`
+	Destructive  bool            `json:"destructive,omitempty"`
+	Scope        string          `json:"scope"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+func listTools(run ToolRunner) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		var out []toolInfo
+		for _, t := range run.Tools() {
+			out = append(out, toolInfo{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, Destructive: t.Destructive,
+				Scope: t.Scope(), InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"tools": out})
+	}
+}
+
+// maxToolBodyBytes bounds a tool call's input.
+const maxToolBodyBytes = 1 << 20
+
+// callTool is POST /v1/tools/{name}: the body is the tool's input.
+func callTool(run ToolRunner) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, ok := callerFrom(r.Context())
+		if !ok {
+			writeError(w, CodeUnauthorized, "missing bearer token", "")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxToolBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeError(w, CodeTooLarge, "tool input larger than 1 MiB", "")
+				return
+			}
+			writeError(w, CodeInvalidInput, "could not read body", "")
+			return
+		}
+		name := chi.URLParam(r, "name")
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			if body, err = withIdempotencyKey(run, name, body, key); err != nil {
+				writeError(w, CodeInvalidInput, err.Error(), "Idempotency-Key")
+				return
+			}
+		}
+		env, terr := run.Call(r.Context(), c, name, body)
+		if terr != nil {
+			writeToolError(w, terr)
+			return
+		}
+		writeJSON(w, http.StatusOK, env)
+	}
+}
+
+// withIdempotencyKey puts the Idempotency-Key header into the input as
+// idempotencyKey, for the tools whose input has one (apply_changes); a key
+// in the body wins over the header. Other tools refuse the header rather
+// than ignore it.
+func withIdempotencyKey(run ToolRunner, name string, body []byte, key string) ([]byte, error) {
+	t, ok := run.Lookup(name)
+	if !ok {
+		return body, nil // the call answers NOT_FOUND
+	}
+	if !t.HasInput("idempotencyKey") {
+		return nil, fmt.Errorf("%s does not take an Idempotency-Key", name)
+	}
+	var in map[string]json.RawMessage
+	if len(bytes.TrimSpace(body)) == 0 {
+		in = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(body, &in); err != nil || in == nil {
+		return body, nil // the call reports the malformed input
+	}
+	if _, set := in["idempotencyKey"]; !set {
+		in["idempotencyKey"], _ = json.Marshal(key)
+	}
+	return json.Marshal(in)
+}

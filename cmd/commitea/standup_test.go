@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker"
+)
+
+func TestStandupSinkConfig(t *testing.T) {
+	env := map[string]string{
+		"DATABASE_URL":                         "postgres://u@h/db",
+		"COMMITEA_PROJECTS":                    "acme/app,acme/web",
+		"COMMITEA_STANDUP_WEBHOOK_URL":         "https://hooks.example.org/standup",
+		"COMMITEA_STANDUP_WEBHOOK_SECRET":      "0123456789abcdef",
+		"COMMITEA_STANDUP_SLACK_URL":           "https://hooks.slack.com/services/T/B/X",
+		"COMMITEA_STANDUP_MATRIX_HOMESERVER":   "https://matrix.example.org",
+		"COMMITEA_STANDUP_MATRIX_ROOM":         "!room:example.org",
+		"COMMITEA_STANDUP_MATRIX_ACCESS_TOKEN": "syt_token",
+		"COMMITEA_STANDUP_SMTP_ADDR":           "smtp.example.org:587",
+		"COMMITEA_STANDUP_EMAIL_FROM":          "commitea@example.org",
+		"COMMITEA_STANDUP_EMAIL_TO":            "team@example.org, pm@example.org",
+		"COMMITEA_STANDUP_GITEA_ISSUES":        "acme/app#7",
+	}
+	cfg, err := LoadConfig("", envMap(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.ValidateFor("standup"); err != nil {
+		t.Fatal(err)
+	}
+	sinks := standupSinks(cfg, nil)
+	names := func(p store.Project) string {
+		var out []string
+		for _, s := range sinks(p) {
+			out = append(out, s.Name())
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(store.Project{Owner: "acme", Name: "app"}); got != "webhook,slack,matrix,email" {
+		t.Errorf("sinks of acme/app without a Gitea client = %s", got)
+	}
+	if s := cfg.String(); strings.Contains(s, "syt_token") || strings.Contains(s, "services/T/B/X") || strings.Contains(s, "0123456789abcdef") {
+		t.Errorf("configuration prints a secret:\n%s", s)
+	}
+
+	bad := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"webhook without secret", func(c *Config) { c.Standup.Webhook.Secret = "" }, "COMMITEA_STANDUP_WEBHOOK_SECRET (standup.webhook.secret): must be at least 16 characters"},
+		{"matrix alias", func(c *Config) { c.Standup.Matrix.Room = "#standup:example.org" }, "COMMITEA_STANDUP_MATRIX_ROOM (standup.matrix.room): must be a room id"},
+		{"email without recipients", func(c *Config) { c.Standup.Email.To = nil }, "COMMITEA_STANDUP_EMAIL_TO (standup.email.to): required"},
+		{"gitea issue form", func(c *Config) { c.Standup.GiteaIssues = []string{"acme/app"} }, `"acme/app" is not in owner/repo#number form`},
+		{"gitea issue project", func(c *Config) { c.Standup.GiteaIssues = []string{"other/x#1"} }, "other/x is not a configured project"},
+	}
+	for _, b := range bad {
+		c := cfg
+		c.Standup.Email.To = append([]string(nil), cfg.Standup.Email.To...)
+		b.mutate(&c)
+		err := c.ValidateFor("standup")
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: err = %v, want %q", b.name, err, b.want)
+		}
+	}
+}
+
+// TestStandupCommand prints today's standup of a generated project: a dry
+// run writes nothing, a real run stores the standup of record and prints
+// the same text on a second run.
+func TestStandupCommand(t *testing.T) {
+	dbURL, pool := storetest.NewDB(t)
+	ctx := context.Background()
+	p, err := store.EnsureProject(ctx, pool, "acme", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 40, Done: 30, People: 3, DepShare: 0.2, Milestones: 2, Seed: 5}, now); err != nil {
+		t.Fatal(err)
+	}
+	f := &worker.Forecaster{Pool: pool, Log: slog.New(slog.DiscardHandler), Trials: 200}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Every day works, so the test does not depend on the weekday it runs.
+	env := map[string]string{"DATABASE_URL": dbURL, "COMMITEA_CALENDAR_WORKING_DAYS": "mon,tue,wed,thu,fri,sat,sun"}
+	run := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+		err := m.Run(ctx, args)
+		if cerr := m.Close(); cerr != nil {
+			t.Error(cerr)
+		}
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut.String())
+		}
+		return out.String()
+	}
+	dry := run("standup", "--project", "acme/app", "--dry-run")
+	if !strings.HasPrefix(dry, "Standup for acme/app, ") || !strings.Contains(dry, "first standup") {
+		t.Errorf("dry run printed:\n%s", dry)
+	}
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	if _, err := store.StandupOn(ctx, pool, p.ID, day); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a dry run stored a standup (%v)", err)
+	}
+	first := run("standup", "--project", "acme/app")
+	again := run("standup", "--project", "acme/app")
+	st, err := store.StandupOn(ctx, pool, p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != st.Text || again != first {
+		t.Errorf("printed standups differ from the stored one:\n%s\n---\n%s\n---\n%s", first, again, st.Text)
+	}
+
+	var out, errOut bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	err = m.Run(ctx, []string{"standup", "--project", "nope"})
+	if !errors.As(err, new(usageError)) {
+		t.Errorf("bad --project: err = %v, want a usage error", err)
+	}
+}

@@ -1,0 +1,311 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Standups: the daily report of a project is one row of the standups table
+// per local day, written once; deliveries record, per sink, whether that
+// day's standup reached it. The functions here name their type DailyStandup
+// so they sit beside the agent tools' own standup accessors.
+
+// DailyStandup is one project's standup for one local day.
+type DailyStandup struct {
+	ID              int64
+	ProjectID       int64
+	Day             time.Time // midnight UTC of the local date
+	SnapshotVersion int64
+	Content         json.RawMessage
+	Text            string
+	CreatedAt       time.Time
+}
+
+// InsertStandupOnce stores a standup unless the project already has one for
+// that day, and returns the stored row and whether this call wrote it. A
+// second run of the daily job therefore delivers what the first one stored.
+func InsertStandupOnce(ctx context.Context, q DBTX, s DailyStandup) (DailyStandup, bool, error) {
+	err := q.QueryRow(ctx, `INSERT INTO standups (project_id, day, snapshot_version, content, text)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, day) DO NOTHING
+		RETURNING id, created_at`, s.ProjectID, s.Day, s.SnapshotVersion, s.Content, s.Text).Scan(&s.ID, &s.CreatedAt)
+	if noRows(err) {
+		stored, err := StandupOn(ctx, q, s.ProjectID, s.Day)
+		return stored, false, err
+	}
+	if err != nil {
+		return DailyStandup{}, false, fmt.Errorf("insert standup of project %d: %w", s.ProjectID, err)
+	}
+	return s, true, nil
+}
+
+// StandupOn returns a project's standup for one day, or ErrNotFound.
+func StandupOn(ctx context.Context, q DBTX, projectID int64, day time.Time) (DailyStandup, error) {
+	return scanStandup(q.QueryRow(ctx, `SELECT id, project_id, day, snapshot_version, content, text, created_at
+		FROM standups WHERE project_id = $1 AND day = $2`, projectID, day), projectID)
+}
+
+// StandupBefore returns a project's latest standup before day, or
+// ErrNotFound.
+func StandupBefore(ctx context.Context, q DBTX, projectID int64, day time.Time) (DailyStandup, error) {
+	return scanStandup(q.QueryRow(ctx, `SELECT id, project_id, day, snapshot_version, content, text, created_at
+		FROM standups WHERE project_id = $1 AND day < $2 ORDER BY day DESC LIMIT 1`, projectID, day), projectID)
+}
+
+func scanStandup(row interface{ Scan(...any) error }, projectID int64) (DailyStandup, error) {
+	var s DailyStandup
+	err := row.Scan(&s.ID, &s.ProjectID, &s.Day, &s.SnapshotVersion, &s.Content, &s.Text, &s.CreatedAt)
+	if noRows(err) {
+		return DailyStandup{}, fmt.Errorf("standup of project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return DailyStandup{}, fmt.Errorf("standup of project %d: %w", projectID, err)
+	}
+	return s, nil
+}
+
+// Standup delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	// DeliveryFailed: the last attempt failed; River may still retry it.
+	DeliveryFailed = "failed"
+)
+
+// StandupDelivery is where one day's standup stands with one sink.
+type StandupDelivery struct {
+	ProjectID   int64
+	Day         time.Time
+	Sink        string
+	Status      string
+	Attempts    int
+	LastError   string
+	DeliveredAt *time.Time
+}
+
+const deliveryColumns = `project_id, day, sink, status, attempts, last_error, delivered_at`
+
+func scanDelivery(row interface{ Scan(...any) error }) (StandupDelivery, error) {
+	var d StandupDelivery
+	err := row.Scan(&d.ProjectID, &d.Day, &d.Sink, &d.Status, &d.Attempts, &d.LastError, &d.DeliveredAt)
+	return d, err
+}
+
+// EnsureStandupDelivery records that a day's standup is due at a sink and
+// returns the row, new or as it already stood.
+func EnsureStandupDelivery(ctx context.Context, q DBTX, projectID int64, day time.Time, sink string) (StandupDelivery, error) {
+	d, err := scanDelivery(q.QueryRow(ctx, `WITH ins AS (
+			INSERT INTO standup_deliveries (project_id, day, sink) VALUES ($1, $2, $3)
+			ON CONFLICT (project_id, day, sink) DO NOTHING RETURNING `+deliveryColumns+`)
+		SELECT `+deliveryColumns+` FROM ins
+		UNION ALL
+		SELECT `+deliveryColumns+` FROM standup_deliveries WHERE project_id = $1 AND day = $2 AND sink = $3
+		LIMIT 1`, projectID, day, sink))
+	if err != nil {
+		return StandupDelivery{}, fmt.Errorf("ensure standup delivery %s of project %d: %w", sink, projectID, err)
+	}
+	return d, nil
+}
+
+// GetStandupDelivery loads one delivery row, or ErrNotFound.
+func GetStandupDelivery(ctx context.Context, q DBTX, projectID int64, day time.Time, sink string) (StandupDelivery, error) {
+	d, err := scanDelivery(q.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM standup_deliveries
+		WHERE project_id = $1 AND day = $2 AND sink = $3`, projectID, day, sink))
+	if noRows(err) {
+		return StandupDelivery{}, fmt.Errorf("standup delivery %s of project %d: %w", sink, projectID, ErrNotFound)
+	}
+	if err != nil {
+		return StandupDelivery{}, fmt.Errorf("standup delivery %s of project %d: %w", sink, projectID, err)
+	}
+	return d, nil
+}
+
+// StandupDeliveries lists a day's deliveries of a project, by sink.
+func StandupDeliveries(ctx context.Context, q DBTX, projectID int64, day time.Time) ([]StandupDelivery, error) {
+	rows, err := q.Query(ctx, `SELECT `+deliveryColumns+` FROM standup_deliveries
+		WHERE project_id = $1 AND day = $2 ORDER BY sink`, projectID, day)
+	if err != nil {
+		return nil, fmt.Errorf("standup deliveries of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []StandupDelivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("standup deliveries of project %d: %w", projectID, err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// MarkStandupDelivered records a successful delivery. It reports false when
+// the row was already marked, so a caller can tell a duplicate run.
+func MarkStandupDelivered(ctx context.Context, q DBTX, projectID int64, day time.Time, sink string) (bool, error) {
+	tag, err := q.Exec(ctx, `UPDATE standup_deliveries SET status = 'delivered', attempts = attempts + 1,
+		last_error = '', delivered_at = now(), updated_at = now()
+		WHERE project_id = $1 AND day = $2 AND sink = $3 AND status <> 'delivered'`, projectID, day, sink)
+	if err != nil {
+		return false, fmt.Errorf("mark standup delivery %s of project %d: %w", sink, projectID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// RecordStandupFailure records a failed attempt and its error.
+func RecordStandupFailure(ctx context.Context, q DBTX, projectID int64, day time.Time, sink, reason string) error {
+	_, err := q.Exec(ctx, `UPDATE standup_deliveries SET status = 'failed', attempts = attempts + 1,
+		last_error = $4, updated_at = now()
+		WHERE project_id = $1 AND day = $2 AND sink = $3 AND status <> 'delivered'`, projectID, day, sink, reason)
+	if err != nil {
+		return fmt.Errorf("record standup failure %s of project %d: %w", sink, projectID, err)
+	}
+	return nil
+}
+
+// StandupIssue is what a standup needs of one mirrored issue.
+type StandupIssue struct {
+	Number         int64
+	Title          string
+	State          string
+	Milestone      *int64
+	Assignees      []string
+	LastActivityAt time.Time
+}
+
+// StandupIssues loads the open issues (not pull requests) of a project,
+// and the closed ones listed in also, with only the columns a standup
+// reads, so that it does not pull bodies, comments and timelines, nor the
+// long tail of closed issues, of a large project.
+func StandupIssues(ctx context.Context, q DBTX, projectID int64, also []int64) ([]StandupIssue, error) {
+	rows, err := q.Query(ctx, `SELECT number, title, state, milestone_id, assignees, last_activity_at
+		FROM issues WHERE project_id = $1 AND NOT is_pull AND (state = 'open' OR number = ANY($2))
+		ORDER BY number`, projectID, also)
+	if err != nil {
+		return nil, fmt.Errorf("standup issues of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []StandupIssue
+	for rows.Next() {
+		var i StandupIssue
+		if err := rows.Scan(&i.Number, &i.Title, &i.State, &i.Milestone, &i.Assignees, &i.LastActivityAt); err != nil {
+			return nil, fmt.Errorf("standup issues of project %d: %w", projectID, err)
+		}
+		out = append(out, i)
+	}
+	return out, rows.Err()
+}
+
+// TransitionsSince loads a project's transitions after since, in time
+// order.
+func TransitionsSince(ctx context.Context, q DBTX, projectID int64, since time.Time) ([]Transition, error) {
+	rows, err := q.Query(ctx, `SELECT issue, from_state, to_state, at, cause FROM transitions
+		WHERE project_id = $1 AND at > $2 ORDER BY at, id`, projectID, since)
+	if err != nil {
+		return nil, fmt.Errorf("transitions of project %d since %s: %w", projectID, since, err)
+	}
+	defer rows.Close()
+	var out []Transition
+	for rows.Next() {
+		var t Transition
+		if err := rows.Scan(&t.Issue, &t.From, &t.To, &t.At, &t.Cause); err != nil {
+			return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// The snapshot readers below pull from a stored snapshot only what a
+// standup reads, converting JSON to rows inside Postgres: decoding a large
+// project's whole snapshot (megabytes, most of it provenance) in Go takes
+// several times longer. They read the field names the recompute job
+// encodes (worker.SnapshotData and the scheduler types in it).
+
+// SnapshotHead is a snapshot's version, time, calibration and milestone
+// forecasts, as JSON.
+type SnapshotHead struct {
+	Version     int64
+	ComputedAt  time.Time
+	Calibration json.RawMessage
+	Milestones  json.RawMessage
+}
+
+// LatestSnapshotHead returns the head of a project's newest snapshot, or
+// ErrNotFound.
+func LatestSnapshotHead(ctx context.Context, q DBTX, projectID int64) (SnapshotHead, error) {
+	var h SnapshotHead
+	err := q.QueryRow(ctx, `SELECT version, (data->>'computedAt')::timestamptz, data->'calibration',
+		coalesce(data->'forecast'->'milestones', '[]')
+		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
+		Scan(&h.Version, &h.ComputedAt, &h.Calibration, &h.Milestones)
+	if noRows(err) {
+		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, err)
+	}
+	return h, nil
+}
+
+// SnapshotStatus is one issue's lifecycle status in a snapshot, without
+// its provenance.
+type SnapshotStatus struct {
+	Number    int64
+	State     string
+	Discarded bool
+	Estimate  string
+	Blocked   bool
+	BlockedBy []int64
+	Stale     bool
+}
+
+// SnapshotStatuses reads the statuses of one snapshot version.
+func SnapshotStatuses(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotStatus, error) {
+	rows, err := q.Query(ctx, `SELECT x.number, x.state, coalesce(x.discarded, false), coalesce(x.estimate, ''),
+		coalesce(x.blocked, false), coalesce(x."blockedBy", '{}'), coalesce(x.stale, false)
+		FROM snapshots s, jsonb_to_recordset(s.data->'statuses')
+			AS x(number bigint, state text, discarded bool, estimate text, blocked bool, "blockedBy" bigint[], stale bool)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
+	if err != nil {
+		return nil, fmt.Errorf("statuses of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	defer rows.Close()
+	var out []SnapshotStatus
+	for rows.Next() {
+		var s SnapshotStatus
+		if err := rows.Scan(&s.Number, &s.State, &s.Discarded, &s.Estimate, &s.Blocked, &s.BlockedBy, &s.Stale); err != nil {
+			return nil, fmt.Errorf("statuses of snapshot %d of project %d: %w", version, projectID, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SnapshotIssueForecast is one open issue's median finish and the person
+// the schedule gave it to most often.
+type SnapshotIssueForecast struct {
+	Number   int64
+	P50      time.Time
+	Assignee string
+}
+
+// SnapshotIssueForecasts reads the issue forecasts of one snapshot version.
+func SnapshotIssueForecasts(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotIssueForecast, error) {
+	rows, err := q.Query(ctx, `SELECT x.number, x.p50, coalesce(x.assignee, '')
+		FROM snapshots s, jsonb_to_recordset(s.data->'forecast'->'issues') AS x(number bigint, p50 timestamptz, assignee text)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
+	if err != nil {
+		return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	defer rows.Close()
+	var out []SnapshotIssueForecast
+	for rows.Next() {
+		var f SnapshotIssueForecast
+		if err := rows.Scan(&f.Number, &f.P50, &f.Assignee); err != nil {
+			return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,326 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/standup"
+)
+
+// StandupArgs asks for one project's standup of one local day: computed
+// and stored once, then handed to one delivery job per sink.
+type StandupArgs struct {
+	ProjectID int64  `json:"project_id"`
+	Day       string `json:"day"` // YYYY-MM-DD in the standup's time zone
+}
+
+// Kind names the job in River.
+func (StandupArgs) Kind() string { return "standup" }
+
+// InsertOpts keep one unfinished standup job per project and day. Finished
+// jobs do not count, so a later run is possible; it finds the stored
+// standup and delivered sinks and repeats nothing.
+func (StandupArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinishedStates()}}
+}
+
+// Standups computes and stores daily standups; the job and the standup
+// command share it.
+type Standups struct {
+	Pool *store.Pool
+	Log  *slog.Logger
+	// Location is the standup's time zone.
+	Location *time.Location
+	// Calendar is the default working calendar: its weekdays and holidays
+	// decide which days get a standup, its hours the working-day distances.
+	Calendar scheduler.Calendar
+	// Phraser phrases the report; nil means the template.
+	Phraser standup.Phraser
+	// Now is the clock; tests set it.
+	Now func() time.Time
+}
+
+func (s *Standups) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// ParseDay reads a YYYY-MM-DD day as the standup tables store it.
+func ParseDay(day string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("standup day %q: %w", day, err)
+	}
+	return t, nil
+}
+
+// Today is the current local day of the standup.
+func (s *Standups) Today() time.Time { return standup.DayOf(s.now(), s.Location) }
+
+// IsStandupDay reports whether day (a local date) gets a standup.
+func (s *Standups) IsStandupDay(day time.Time) bool {
+	noon := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, s.loc())
+	return standup.IsWorkingDay(s.Calendar, noon, s.loc())
+}
+
+func (s *Standups) loc() *time.Location {
+	if s.Location == nil {
+		return time.UTC
+	}
+	return s.Location
+}
+
+// Generated is a computed standup, not yet stored.
+type Generated struct {
+	Report          standup.Report
+	Text            string
+	Source          string // standup.SourceModel or standup.SourceTemplate
+	SnapshotVersion int64
+}
+
+// Generate computes a project's standup for day from its latest snapshot,
+// comparing with the latest standup stored before day.
+func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time) (Generated, error) {
+	now := s.now()
+	var (
+		project store.Project
+		head    store.SnapshotHead
+		prev    *standup.Baseline
+		ts      []store.Transition
+	)
+	err := store.InSnapshotTx(ctx, s.Pool, func(tx store.Tx) error {
+		var err error
+		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if head, err = store.LatestSnapshotHead(ctx, tx, projectID); err != nil {
+			return err
+		}
+		before, err := store.StandupBefore(ctx, tx, projectID, day)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			var r struct {
+				Baseline standup.Baseline `json:"baseline"`
+			}
+			if err := json.Unmarshal(before.Content, &r); err != nil {
+				return fmt.Errorf("decode standup of %s: %w", before.Day.Format(time.DateOnly), err)
+			}
+			if !r.Baseline.At.IsZero() {
+				prev = &r.Baseline
+			}
+		}
+		since := standup.PreviousWorkingDay(s.Calendar, now, s.loc())
+		if prev != nil {
+			since = prev.At
+		}
+		ts, err = store.TransitionsSince(ctx, tx, projectID, since)
+		return err
+	})
+	if err != nil {
+		return Generated{}, fmt.Errorf("load standup inputs of project %d: %w", projectID, err)
+	}
+	snap := standup.Snapshot{Version: head.Version, ComputedAt: head.ComputedAt}
+	if err := json.Unmarshal(head.Calibration, &snap.Calibration); err != nil {
+		return Generated{}, fmt.Errorf("decode calibration of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
+	if err := json.Unmarshal(head.Milestones, &snap.Forecast.Milestones); err != nil {
+		return Generated{}, fmt.Errorf("decode milestones of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
+	// The per-issue parts are the bulk of a large project: read them side
+	// by side. Snapshot versions never change, so the three reads agree.
+	var (
+		statuses  []store.SnapshotStatus
+		forecasts []store.SnapshotIssueForecast
+		issues    []store.StandupIssue
+		errs      [3]error
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() { statuses, errs[0] = store.SnapshotStatuses(ctx, s.Pool, projectID, head.Version) })
+	wg.Go(func() { forecasts, errs[1] = store.SnapshotIssueForecasts(ctx, s.Pool, projectID, head.Version) })
+	// Closed issues matter only when they moved since the last standup.
+	moved := make([]int64, 0, len(ts))
+	for _, t := range ts {
+		moved = append(moved, t.Issue)
+	}
+	wg.Go(func() { issues, errs[2] = store.StandupIssues(ctx, s.Pool, projectID, moved) })
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return Generated{}, fmt.Errorf("load standup inputs of %s: %w", project.FullName(), err)
+	}
+	snap.Statuses = make([]scheduler.IssueStatus, len(statuses))
+	for i, st := range statuses {
+		snap.Statuses[i] = scheduler.IssueStatus{Number: st.Number, State: scheduler.State(st.State), Discarded: st.Discarded,
+			Estimate: scheduler.Size(st.Estimate), Blocked: st.Blocked, BlockedBy: st.BlockedBy, Stale: st.Stale}
+	}
+	snap.Forecast.Issues = make([]scheduler.IssueForecast, len(forecasts))
+	for i, f := range forecasts {
+		snap.Forecast.Issues[i] = scheduler.IssueForecast{Number: f.Number, P50: f.P50, Assignee: f.Assignee}
+	}
+	in := standup.Input{
+		Project: project.FullName(), Day: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, s.loc()),
+		Location: s.loc(), Calendar: s.Calendar, Now: now, Previous: prev, Snapshot: snap,
+		Issues:      make([]standup.Issue, 0, len(issues)),
+		Transitions: make([]standup.Transition, 0, len(ts)),
+	}
+	for _, i := range issues {
+		si := standup.Issue{Number: i.Number, Title: i.Title, LastActivity: i.LastActivityAt}
+		if i.Milestone != nil {
+			si.Milestone = *i.Milestone
+		}
+		if len(i.Assignees) > 0 {
+			si.Assignee = i.Assignees[0]
+		}
+		in.Issues = append(in.Issues, si)
+	}
+	for _, t := range ts {
+		in.Transitions = append(in.Transitions, standup.Transition{Issue: t.Issue, From: t.From, To: t.To, At: t.At})
+	}
+	r := standup.Build(in)
+	text, source := standup.Text(ctx, r, s.loc(), s.Phraser, s.Log)
+	return Generated{Report: r, Text: text, Source: source, SnapshotVersion: head.Version}, nil
+}
+
+// StandupSinks says where a project's standups go.
+type StandupSinks func(p store.Project) []standup.Sink
+
+// StandupWorker produces a project's standup of a day and enqueues its
+// deliveries. On a day that is not a working day it does nothing.
+type StandupWorker struct {
+	river.WorkerDefaults[StandupArgs]
+	Standups *Standups
+	Sinks    StandupSinks
+	Jobs     JobInserter
+}
+
+// Timeout bounds one run: loading a large project and phrasing.
+func (w *StandupWorker) Timeout(*river.Job[StandupArgs]) time.Duration { return 5 * time.Minute }
+
+// Work produces and stores the standup once, then records and enqueues one
+// delivery per configured sink, all in one transaction: a crash leaves
+// either nothing or a standup whose deliveries are all on their way. A
+// second run reuses the stored standup and skips delivered sinks.
+func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) error {
+	s := w.Standups
+	day, err := ParseDay(job.Args.Day)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	if !s.IsStandupDay(day) {
+		s.Log.InfoContext(ctx, "no standup: not a working day", slog.Int64("project", job.Args.ProjectID), slog.String("day", job.Args.Day))
+		return nil
+	}
+	project, err := store.ProjectByID(ctx, s.Pool, job.Args.ProjectID)
+	if err != nil {
+		return err
+	}
+	stored, err := store.StandupOn(ctx, s.Pool, project.ID, day)
+	if errors.Is(err, store.ErrNotFound) {
+		g, err := s.Generate(ctx, project.ID, day)
+		if err != nil {
+			return err
+		}
+		content, err := json.Marshal(g.Report)
+		if err != nil {
+			return fmt.Errorf("encode standup of %s: %w", project.FullName(), err)
+		}
+		stored = store.DailyStandup{ProjectID: project.ID, Day: day, SnapshotVersion: g.SnapshotVersion, Content: content, Text: g.Text}
+		s.Log.InfoContext(ctx, "standup computed", slog.String("project", project.FullName()), slog.String("day", job.Args.Day),
+			slog.String("text", g.Source), slog.Int("drift", len(g.Report.Drift)))
+	} else if err != nil {
+		return err
+	}
+	var sinks []standup.Sink
+	if w.Sinks != nil {
+		sinks = w.Sinks(project)
+	}
+	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		if stored.ID == 0 {
+			if _, _, err := store.InsertStandupOnce(ctx, tx, stored); err != nil {
+				return err
+			}
+		}
+		var params []river.InsertManyParams
+		for _, sink := range sinks {
+			d, err := store.EnsureStandupDelivery(ctx, tx, project.ID, day, sink.Name())
+			if err != nil {
+				return err
+			}
+			if d.Status == store.DeliveryDelivered {
+				continue
+			}
+			params = append(params, river.InsertManyParams{Args: StandupDeliveryArgs{ProjectID: project.ID, Day: job.Args.Day, Sink: sink.Name()}})
+		}
+		if len(params) == 0 {
+			return nil
+		}
+		if _, err := w.Jobs.InsertManyTx(ctx, tx, params); err != nil {
+			return fmt.Errorf("enqueue standup deliveries of %s: %w", project.FullName(), err)
+		}
+		return nil
+	})
+}
+
+// StandupPeriodicJobs schedule each project's standup. They do not run on
+// start: RunOnStart would produce one on every boot, at any hour; a process
+// that was down at standup time catches up through EnqueueMissedStandups.
+func StandupPeriodicJobs(projects []store.Project, sched standup.Schedule) []*river.PeriodicJob {
+	jobs := make([]*river.PeriodicJob, 0, len(projects))
+	for _, p := range projects {
+		id := p.ID
+		jobs = append(jobs, river.NewPeriodicJob(sched, func() (river.JobArgs, *river.InsertOpts) {
+			day := standup.DayOf(time.Now(), sched.Location).Format(time.DateOnly)
+			return StandupArgs{ProjectID: id, Day: day}, nil
+		}, &river.PeriodicJobOpts{RunOnStart: false}))
+	}
+	return jobs
+}
+
+// StandupInserter enqueues a job outside a transaction.
+type StandupInserter interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// EnqueueMissedStandups enqueues today's standup of each project whose
+// standup time has passed on a working day without a standup stored, so a
+// process that was down at standup time still produces it. The job's
+// uniqueness and the stored standup keep this from doubling anything.
+func EnqueueMissedStandups(ctx context.Context, jobs StandupInserter, s *Standups, projects []store.Project, sched standup.Schedule) error {
+	now := s.now()
+	day := s.Today()
+	if !s.IsStandupDay(day) {
+		return nil
+	}
+	l := now.In(s.loc())
+	at := time.Date(l.Year(), l.Month(), l.Day(), sched.Hour, sched.Minute, 0, 0, s.loc())
+	if now.Before(at) {
+		return nil
+	}
+	for _, p := range projects {
+		_, err := store.StandupOn(ctx, s.Pool, p.ID, day)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if _, err := jobs.Insert(ctx, StandupArgs{ProjectID: p.ID, Day: day.Format(time.DateOnly)}, nil); err != nil {
+			return fmt.Errorf("enqueue missed standup of %s: %w", p.FullName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package standup
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/worker/prose"
+)
+
+// Phraser turns a standup's facts into short prose; the small model does it
+// (package worker/models). It may fail or return anything: Text checks the
+// answer and falls back to the template.
+type Phraser interface {
+	Phrase(ctx context.Context, req PhraseRequest) (string, error)
+}
+
+// PhraseRequest is one phrasing task: instructions and the deterministic
+// template, which the model rewrites. The template holds every fact of the
+// report in readable form, so the facts are not sent a second time as
+// JSON: a 4B local model's context is small.
+type PhraseRequest struct {
+	Instructions string
+	Draft        string
+}
+
+// Tokens estimates the request's size in tokens (about 4 bytes a token for
+// English text), for budgets and logs.
+func (r PhraseRequest) Tokens() int { return (len(r.Instructions) + len(r.Draft) + 3) / 4 }
+
+// Text sources.
+const (
+	SourceTemplate = "template"
+	SourceModel    = "model"
+)
+
+// phraseInstructions tell the model what it may and may not do.
+const phraseInstructions = `Rewrite the daily standup below as a short, friendly message for the team.
+Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written.
+Keep issue numbers as #N. Mention every milestone that drifted and its causes, each person's plan, and the stale blockers.
+Answer with the message text only.`
+
+// Prompt returns the phrasing request for a report.
+func Prompt(r Report) PhraseRequest {
+	return PhraseRequest{Instructions: phraseInstructions, Draft: Template(r)}
+}
+
+// factsOf is the report without its baseline, which is bookkeeping for the
+// next standup and not something prose may cite.
+func factsOf(r Report) any {
+	r.Baseline = Baseline{}
+	type shown struct {
+		Project         string         `json:"project"`
+		Day             string         `json:"day"`
+		Weekday         string         `json:"weekday"`
+		Since           string         `json:"since,omitempty"`
+		SnapshotVersion int64          `json:"snapshotVersion"`
+		FirstStandup    bool           `json:"firstStandup,omitempty"`
+		Drift           []Drift        `json:"drift"`
+		Plan            []PersonPlan   `json:"plan"`
+		StaleBlockers   []StaleBlocker `json:"staleBlockers"`
+	}
+	return shown{r.Project, r.Day, r.Weekday, r.Since, r.SnapshotVersion, r.FirstStandup, r.Drift, r.Plan, r.StaleBlockers}
+}
+
+// Facts are the numbers and dates a standup's prose may state.
+func Facts(r Report, loc *time.Location) (*prose.Facts, error) {
+	return prose.FactsOf(loc, factsOf(r))
+}
+
+// Text phrases a report: the model's prose when p is set and its answer
+// passes the check, the template otherwise. It never fails.
+func Text(ctx context.Context, r Report, loc *time.Location, p Phraser, log *slog.Logger) (string, string) {
+	tmpl := Template(r)
+	if p == nil {
+		return tmpl, SourceTemplate
+	}
+	out, err := p.Phrase(ctx, PhraseRequest{Instructions: phraseInstructions, Draft: tmpl})
+	if err != nil {
+		log.WarnContext(ctx, "standup phrasing failed, using the template", slog.String("project", r.Project), slog.Any("error", err))
+		return tmpl, SourceTemplate
+	}
+	out = strings.TrimSpace(out)
+	if out == "" {
+		return tmpl, SourceTemplate
+	}
+	facts, err := Facts(r, loc)
+	if err == nil {
+		err = prose.Check(out, facts)
+	}
+	if err != nil {
+		log.WarnContext(ctx, "standup prose rejected, using the template", slog.String("project", r.Project), slog.Any("error", err))
+		return tmpl, SourceTemplate
+	}
+	return out, SourceModel
+}
+
+// Template renders a report as plain text (readable as Markdown too).
+func Template(r Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Standup for %s, %s %s\n", r.Project, r.Weekday, r.Day)
+
+	b.WriteString("\nDrift")
+	switch {
+	case r.FirstStandup:
+		b.WriteString(": first standup, nothing to compare against yet.\n")
+	case len(r.Drift) == 0:
+		fmt.Fprintf(&b, " since %s: no milestone moved by a working day or more.\n", r.Since)
+	default:
+		fmt.Fprintf(&b, " since %s:\n", r.Since)
+		for _, d := range r.Drift {
+			fmt.Fprintf(&b, "- %s", d.Title)
+			if d.Due != "" {
+				fmt.Fprintf(&b, " (due %s)", d.Due)
+			}
+			fmt.Fprintf(&b, ": p50 %s -> %s (%s), p80 %s -> %s (%s)\n",
+				d.P50Before, d.P50After, signedDays(d.P50Days), d.P80Before, d.P80After, signedDays(d.P80Days))
+			for _, c := range d.Causes {
+				fmt.Fprintf(&b, "  - %s\n", causeText(c))
+			}
+		}
+	}
+
+	b.WriteString("\nPlan:\n")
+	if len(r.Plan) == 0 {
+		b.WriteString("- nobody has assigned or scheduled work.\n")
+	}
+	for _, p := range r.Plan {
+		fmt.Fprintf(&b, "- %s\n", p.Login)
+		line := func(label string, items []Item, more int, withP50 bool) {
+			if len(items) == 0 {
+				return
+			}
+			parts := make([]string, 0, len(items))
+			for _, it := range items {
+				s := fmt.Sprintf("#%d %s", it.Number, it.Title)
+				if len(it.BlockedBy) > 0 {
+					s += " (waits for " + refs(it.BlockedBy) + ")"
+				} else if withP50 && it.P50 != "" {
+					s += " (p50 " + it.P50 + ")"
+				}
+				parts = append(parts, s)
+			}
+			if more > 0 {
+				parts = append(parts, fmt.Sprintf("%d more", more))
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", label, strings.Join(parts, "; "))
+		}
+		line("done", p.Done, p.MoreDone, false)
+		line("now", p.Now, p.MoreNow, true)
+		line("next", p.Next, 0, true)
+		line("blocked", p.Blocked, p.MoreBlocked, false)
+	}
+
+	b.WriteString("\nStale blockers")
+	if len(r.StaleBlockers) == 0 {
+		b.WriteString(": none.\n")
+		return b.String()
+	}
+	b.WriteString(":\n")
+	for _, s := range r.StaleBlockers {
+		who := s.Assignee
+		if who == "" {
+			who = "unassigned"
+		}
+		fmt.Fprintf(&b, "- #%d %s (%s, %s): idle %s, blocks %s", s.Number, s.Title, who, s.State, workingDays(s.IdleDays), refs(s.Blocks))
+		if extra := s.BlocksCount - len(s.Blocks); extra > 0 {
+			fmt.Fprintf(&b, " and %d more", extra)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func causeText(c Cause) string {
+	switch c.Kind {
+	case CauseScopeAdded:
+		return fmt.Sprintf("scope added: %s (%s h nominal)", refs(c.Issues), num(c.Hours))
+	case CauseScopeRemoved:
+		return fmt.Sprintf("scope removed: %s (%s h nominal)", refs(c.Issues), num(c.Hours))
+	case CauseReestimated:
+		parts := make([]string, 0, len(c.Reestimates))
+		for _, r := range c.Reestimates {
+			from := string(r.From)
+			if from == "" {
+				from = "none"
+			}
+			to := string(r.To)
+			if to == "" {
+				to = "none"
+			}
+			parts = append(parts, fmt.Sprintf("#%d est/%s -> est/%s", r.Issue, from, to))
+		}
+		return fmt.Sprintf("re-estimated: %s (%s h nominal)", strings.Join(parts, ", "), signed(c.Hours))
+	case CauseCalibration:
+		return fmt.Sprintf("calibration changed: multiplier %s -> %s, spread %s -> %s",
+			num(c.MultiplierBefore), num(c.MultiplierAfter), num(c.SigmaBefore), num(c.SigmaAfter))
+	case CauseNoProgress:
+		return fmt.Sprintf("no progress: %s passed and no issue of the milestone moved forward", workingDays(c.WorkingDays))
+	case CauseProgress:
+		return fmt.Sprintf("progress: %s done", refs(c.Issues))
+	case CauseElsewhere:
+		return "work it shares people or dependencies with moved it (its own scope and estimates did not change)"
+	}
+	return c.Kind
+}
+
+func refs(ns []int64) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = "#" + strconv.FormatInt(n, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+func signed(x float64) string {
+	if x > 0 {
+		return "+" + num(x)
+	}
+	return num(x)
+}
+
+func signedDays(x float64) string {
+	if x == 1 || x == -1 {
+		return signed(x) + " working day"
+	}
+	return signed(x) + " working days"
+}
+
+func workingDays(x float64) string {
+	if x == 1 {
+		return "1 working day"
+	}
+	return num(x) + " working days"
+}

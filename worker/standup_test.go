@@ -1,0 +1,420 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/gitea/giteafake"
+	"github.com/commitea/commitea/worker/prose"
+	"github.com/commitea/commitea/worker/standup"
+	"github.com/commitea/commitea/worker/standup/sinktest"
+)
+
+// standupFixture is a generated project with a snapshot, the five sinks on
+// loopback servers (the Gitea one on a fake Forgejo), and the standup
+// service on a fixed clock: Tuesday 2026-12-01, 09:00 UTC.
+type standupFixture struct {
+	pool     *store.Pool
+	p        store.Project
+	now      time.Time
+	forecast *Forecaster
+	standups *Standups
+
+	webhook, slack, matrix *sinktest.Endpoint
+	smtp                   *sinktest.SMTPServer
+	fake                   *giteafake.Server
+	gitea                  *gitea.Client
+}
+
+const standupDay = "2026-12-01"
+
+func newStandupFixture(t *testing.T) *standupFixture {
+	t.Helper()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "acme", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &standupFixture{pool: pool, p: p, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	shape := storetest.ProjectShape{Open: 80, Done: 60, People: 4, DepShare: 0.3, Milestones: 2, Seed: 3}
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, f.now); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return f.now }
+	f.forecast = &Forecaster{Pool: pool, Log: quietLog(), Trials: 300, StaleWorkingDays: 3, Now: clock}
+	if err := f.forecast.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.standups = &Standups{Pool: pool, Log: quietLog(), Location: time.UTC, Now: clock}
+	f.webhook, f.slack, f.matrix = sinktest.NewEndpoint(t), sinktest.NewEndpoint(t), sinktest.NewEndpoint(t)
+	f.smtp = sinktest.NewSMTPServer(t)
+	if f.fake, err = giteafake.New(giteafake.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.fake.Close)
+	if f.gitea, err = gitea.New(f.fake.URL, f.fake.Token(), gitea.Options{BaseBackoff: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *standupFixture) sinks(store.Project) []standup.Sink {
+	return []standup.Sink{
+		&standup.WebhookSink{URL: f.webhook.URL, Secret: "0123456789abcdef"},
+		&standup.SlackSink{URL: f.slack.URL},
+		&standup.MatrixSink{Homeserver: f.matrix.URL, Room: "!standup:example.org", AccessToken: "token"},
+		&standup.EmailSink{Addr: f.smtp.Addr, From: "commitea@example.org", To: []string{"team@example.org"}},
+		&standup.GiteaSink{Client: f.gitea, Owner: "ceo", Repo: "demo", Issue: 1},
+	}
+}
+
+// startJobs runs a River client with the standup workers, as serve does; it
+// stands for one process and is stopped when the test ends.
+func (f *standupFixture) startJobs(t *testing.T) *JobClient {
+	t.Helper()
+	workers := river.NewWorkers()
+	sw := &StandupWorker{Standups: f.standups, Sinks: f.sinks}
+	river.AddWorker(workers, sw)
+	river.AddWorker(workers, &StandupDeliveryWorker{Pool: f.pool, Sinks: f.sinks, Log: quietLog(),
+		RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond})
+	jobs, err := NewJobClient(f.pool, JobClientConfig{Work: true, Workers: workers, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.Jobs = jobs
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = jobs.Stop(ctx)
+	})
+	return jobs
+}
+
+// waitIdle waits until River has no unfinished job.
+func (f *standupFixture) waitIdle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := f.pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+			WHERE state IN ('available', 'pending', 'running', 'retryable', 'scheduled')`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs still unfinished", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (f *standupFixture) deliveries(t *testing.T) map[string]store.StandupDelivery {
+	t.Helper()
+	day, _ := ParseDay(standupDay)
+	ds, err := store.StandupDeliveries(context.Background(), f.pool, f.p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]store.StandupDelivery{}
+	for _, d := range ds {
+		out[d.Sink] = d
+	}
+	return out
+}
+
+// received counts what each sink got: messages, not attempts.
+func (f *standupFixture) received(t *testing.T) map[string]int {
+	t.Helper()
+	cs, err := f.gitea.ListIssueComments(context.Background(), "ceo", "demo", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comments := 0
+	for _, c := range cs {
+		if strings.Contains(c.Body, "<!-- commitea-standup-") {
+			comments++
+		}
+	}
+	return map[string]int{
+		standup.SinkWebhook: len(f.webhook.Received()), standup.SinkSlack: len(f.slack.Received()),
+		standup.SinkMatrix: len(f.matrix.Received()), standup.SinkEmail: len(f.smtp.Messages()),
+		standup.SinkGitea: comments,
+	}
+}
+
+func (f *standupFixture) wantOnceEach(t *testing.T) {
+	t.Helper()
+	for sink, n := range f.received(t) {
+		if n != 1 {
+			t.Errorf("%s received %d standups, want 1", sink, n)
+		}
+	}
+	ds := f.deliveries(t)
+	if len(ds) != 5 {
+		t.Errorf("delivery rows = %d, want 5", len(ds))
+	}
+	for sink, d := range ds {
+		if d.Status != store.DeliveryDelivered {
+			t.Errorf("%s: status %s (%s)", sink, d.Status, d.LastError)
+		}
+	}
+}
+
+func TestStandupDeliveredOnceWhenTheJobRunsTwice(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	jobs := f.startJobs(t)
+	for range 2 {
+		if _, err := jobs.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
+			t.Fatal(err)
+		}
+		f.waitIdle(t)
+	}
+	f.wantOnceEach(t)
+	for sink, d := range f.deliveries(t) {
+		if d.Attempts != 1 {
+			t.Errorf("%s: %d attempts, want 1", sink, d.Attempts)
+		}
+	}
+	// The stored standup is what went out.
+	day, _ := ParseDay(standupDay)
+	st, err := store.StandupOn(ctx, f.pool, f.p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m standup.Message
+	if err := json.Unmarshal(f.webhook.Received()[0].Body, &m); err != nil || m.Text != st.Text {
+		t.Errorf("webhook got %q (%v), stored %q", m.Text, err, st.Text)
+	}
+	var report standup.Report
+	if err := json.Unmarshal(m.Report, &report); err != nil || report.Day != standupDay || report.Baseline.SnapshotVersion != 0 {
+		t.Errorf("webhook report: day %q, baseline %+v (%v); want the day and no baseline", report.Day, report.Baseline, err)
+	}
+	if !strings.HasPrefix(st.Text, "Standup for acme/app, Tuesday 2026-12-01") {
+		t.Errorf("text = %q", st.Text)
+	}
+}
+
+func TestStandupRestartMidDelivery(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	// The homeserver takes the message, then the process dies before it
+	// hears back.
+	held := f.matrix.HoldAfterAccept()
+	first := f.startJobs(t)
+	if _, err := first.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the matrix delivery never arrived")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := 0
+		for _, d := range f.deliveries(t) {
+			if d.Status == store.DeliveryDelivered {
+				n++
+			}
+		}
+		if n == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("other sinks not delivered: %+v", f.deliveries(t))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if err := first.StopAndCancel(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if d := f.deliveries(t)[standup.SinkMatrix]; d.Status == store.DeliveryDelivered {
+		t.Fatalf("matrix marked delivered though it never answered")
+	}
+
+	// A new process starts: it catches up on today's standup (already
+	// stored) and River retries the interrupted delivery.
+	second := f.startJobs(t)
+	if err := EnqueueMissedStandups(ctx, second, f.standups, []store.Project{f.p}, standup.Schedule{Hour: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.waitIdle(t)
+	f.wantOnceEach(t)
+	if d := f.deliveries(t)[standup.SinkMatrix]; d.Attempts < 2 {
+		t.Errorf("matrix attempts = %d, want the interrupted one and the retry", d.Attempts)
+	}
+}
+
+func TestStandupFailingSinkRetriedOthersDelivered(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	f.slack.Fail(3, 500)
+	jobs := f.startJobs(t)
+	if _, err := jobs.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.waitIdle(t)
+	f.wantOnceEach(t)
+	ds := f.deliveries(t)
+	if a := ds[standup.SinkSlack].Attempts; a != 4 {
+		t.Errorf("slack attempts = %d, want 3 failures and 1 success", a)
+	}
+	slackAt := *ds[standup.SinkSlack].DeliveredAt
+	for sink, d := range ds {
+		if sink == standup.SinkSlack {
+			continue
+		}
+		if d.Attempts != 1 || !d.DeliveredAt.Before(slackAt) {
+			t.Errorf("%s: %d attempts, delivered %s; want 1 attempt, before slack's %s", sink, d.Attempts, d.DeliveredAt, slackAt)
+		}
+	}
+}
+
+type inventingPhraser struct{ calls int }
+
+func (p *inventingPhraser) Phrase(_ context.Context, req standup.PhraseRequest) (string, error) {
+	p.calls++
+	return req.Draft + "\nEverything ships on 2031-03-14.", nil
+}
+
+func TestStandupProseInventingADateIsReplaced(t *testing.T) {
+	f := newStandupFixture(t)
+	p := &inventingPhraser{}
+	f.standups.Phraser = p
+	day, _ := ParseDay(standupDay)
+	g, err := f.standups.Generate(context.Background(), f.p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.calls != 1 || g.Source != standup.SourceTemplate || g.Text != standup.Template(g.Report) {
+		t.Errorf("calls %d, source %s, text:\n%s", p.calls, g.Source, g.Text)
+	}
+	if strings.Contains(g.Text, "2031-03-14") {
+		t.Error("the invented date went out")
+	}
+}
+
+func TestStandupNotOnWeekendsOrHolidays(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	f.standups.Calendar = scheduler.Calendar{Holidays: []time.Time{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}}
+	w := &StandupWorker{Standups: f.standups, Sinks: f.sinks, Jobs: failingInserter{}}
+	for _, d := range []string{"2026-12-05", "2026-12-06", standupDay} { // Saturday, Sunday, holiday
+		if err := w.Work(ctx, &river.Job[StandupArgs]{Args: StandupArgs{ProjectID: f.p.ID, Day: d}}); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		day, _ := ParseDay(d)
+		if _, err := store.StandupOn(ctx, f.pool, f.p.ID, day); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: a standup was stored (%v)", d, err)
+		}
+	}
+	// The missed-standup catch-up agrees: nothing to enqueue on a holiday.
+	if err := EnqueueMissedStandups(ctx, nil, f.standups, []store.Project{f.p}, standup.Schedule{Hour: 9}); err != nil {
+		t.Fatal(err)
+	}
+	s := standup.Schedule{Hour: 9, Location: time.UTC, Calendar: f.standups.Calendar}
+	for from, want := range map[time.Time]time.Time{
+		time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC): time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), // Monday: Tuesday is the holiday
+		time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC):  time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC), // Friday: then Monday
+	} {
+		if got := s.Next(from); !got.Equal(want) {
+			t.Errorf("after %s the next standup is %s, want %s", from, got, want)
+		}
+	}
+}
+
+type failingInserter struct{}
+
+func (failingInserter) InsertManyTx(context.Context, store.Tx, []river.InsertManyParams) ([]*rivertype.JobInsertResult, error) {
+	return nil, errors.New("no job may be enqueued")
+}
+
+func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	day1, _ := ParseDay(standupDay)
+	w := &StandupWorker{Standups: f.standups}
+	if err := w.Work(ctx, &river.Job[StandupArgs]{Args: StandupArgs{ProjectID: f.p.ID, Day: standupDay}}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := store.StandupOn(ctx, f.pool, f.p.ID, day1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Text, "first standup") {
+		t.Errorf("first standup text:\n%s", first.Text)
+	}
+
+	// Overnight, eight est/xl issues join milestone 1.
+	f.now = f.now.AddDate(0, 0, 1)
+	m := int64(1)
+	var added []int64
+	var ws []store.IssueWrite
+	for n := int64(1001); n <= 1008; n++ {
+		added = append(added, n)
+		ws = append(ws, store.IssueWrite{Issue: store.Issue{Number: n, Title: "New scope", State: "open",
+			Labels: []string{"est/xl"}, Milestone: &m, CreatedAt: f.now.Add(-time.Hour), UpdatedAt: f.now.Add(-time.Hour),
+			LastActivityAt: f.now.Add(-time.Hour)}})
+	}
+	if err := store.UpsertIssues(ctx, f.pool, f.p.ID, ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	g, err := f.standups.Generate(ctx, f.p.ID, day1.AddDate(0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d *standup.Drift
+	for i := range g.Report.Drift {
+		if g.Report.Drift[i].Milestone == 1 {
+			d = &g.Report.Drift[i]
+		}
+	}
+	if d == nil {
+		t.Fatalf("milestone 1 did not drift:\n%s", g.Text)
+	}
+	if d.P50Days < 1 && d.P80Days < 1 {
+		t.Errorf("drift = %+v, want later by a working day or more", d)
+	}
+	if d.Causes[0].Kind != standup.CauseScopeAdded || !slices.Equal(d.Causes[0].Issues, added) || d.Causes[0].Hours != 320 {
+		t.Errorf("first cause = %+v, want scope added %v (320 h)", d.Causes[0], added)
+	}
+	if g.Report.Since != standupDay {
+		t.Errorf("since = %q", g.Report.Since)
+	}
+	facts, err := standup.Facts(g.Report, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prose.Check(g.Text, facts); err != nil {
+		t.Errorf("template fails its own check: %v", err)
+	}
+	t.Logf("\n%s", g.Text)
+}

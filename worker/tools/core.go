@@ -1,0 +1,273 @@
+// Package tools holds CommiTea's four agent tools: query_project,
+// capture_work, apply_changes and record_directive. Each tool is declared
+// once (name, description, input and output Go types, JSON schemas, the
+// scope it needs, its handler) in a Registry that both transports, plain
+// HTTP and MCP, serve from. Every answer is an Envelope {data, instruction,
+// safety?}; every failure is an *Error {code, message, field?}. Read tools
+// answer from the latest snapshot and the mirror in Postgres, never from
+// Gitea or a model on the request path.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/commitea/commitea/worker/metrics"
+)
+
+// Error codes. The HTTP transport maps each to a status; MCP marks the
+// answer isError and carries the same body.
+const (
+	CodeInvalidInput       = "INVALID_INPUT"
+	CodeNotFound           = "NOT_FOUND"
+	CodeNotReady           = "NOT_READY"
+	CodeNeedsApproval      = "NEEDS_APPROVAL"
+	CodeNamespaceForbidden = "NAMESPACE_FORBIDDEN"
+	CodeModelUnavailable   = "MODEL_UNAVAILABLE"
+	CodeBudgetExhausted    = "BUDGET_EXHAUSTED"
+	CodeGiteaUnavailable   = "GITEA_UNAVAILABLE"
+	CodeUnauthorized       = "UNAUTHORIZED"
+	CodeForbidden          = "FORBIDDEN"
+	CodeNotImplemented     = "NOT_IMPLEMENTED"
+	CodeInternal           = "INTERNAL"
+)
+
+// Scopes a bearer token may grant.
+const (
+	ScopeRead    = "read"
+	ScopeWrite   = "write"
+	ScopeApprove = "approve"
+)
+
+// Error is a tool failure as the caller sees it.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s (%s)", e.Code, e.Message, e.Field)
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Failure is the body of every failed call: {"error": {...}}.
+type Failure struct {
+	Error *Error `json:"error"`
+}
+
+// Errorf builds a tool error.
+func Errorf(code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Envelope is every successful answer: the payload, one sentence telling the
+// calling agent its sensible next step, and a safety note when an action
+// needs a person.
+type Envelope struct {
+	Data        any    `json:"data"`
+	Instruction string `json:"instruction"`
+	Safety      string `json:"safety,omitempty"`
+}
+
+// Caller is who calls a tool: the name of their bearer token and its
+// scopes. Handlers record the name (the ledger, the audit table).
+type Caller struct {
+	Name   string
+	Scopes []string
+}
+
+// Has reports whether the caller holds scope.
+func (c Caller) Has(scope string) bool { return slices.Contains(c.Scopes, scope) }
+
+// Tool is one tool's single declaration; both transports serve it.
+type Tool struct {
+	Name        string
+	Description string
+	// ReadOnly tools need the read scope and are the only ones
+	// /mcp/readonly exposes; the others need write.
+	ReadOnly     bool
+	Destructive  bool // some inputs remove things (they then need approve)
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	// InputType and OutputType name the Go types the schemas describe.
+	InputType  string
+	OutputType string
+	inputs     map[string]bool // top-level input properties
+	call       func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error)
+}
+
+// HasInput reports whether the tool's input has a top-level property name,
+// so a transport knows where it may put, say, an Idempotency-Key header.
+func (t Tool) HasInput(name string) bool { return t.inputs[name] }
+
+// Scope is the scope a call of the tool needs.
+func (t Tool) Scope() string {
+	if t.ReadOnly {
+		return ScopeRead
+	}
+	return ScopeWrite
+}
+
+// Answer is what a typed handler returns; the core wraps it in an Envelope.
+type Answer[Out any] struct {
+	Data        Out
+	Instruction string
+	Safety      string
+}
+
+// Handler is a tool's typed handler.
+type Handler[In, Out any] func(ctx context.Context, c Caller, in In) (Answer[Out], error)
+
+// Declare makes a Tool from a typed handler: the input is decoded strictly
+// (unknown fields are refused, with the field named) before h runs.
+func Declare[In, Out any](name, description string, readOnly, destructive bool, inputSchema, outputSchema string, h Handler[In, Out]) Tool {
+	for _, s := range []string{inputSchema, outputSchema} {
+		if !json.Valid([]byte(s)) {
+			panic(fmt.Sprintf("tools: %s: schema is not valid JSON", name))
+		}
+	}
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(inputSchema), &schema); err != nil || schema.Type != "object" {
+		panic(fmt.Sprintf("tools: %s: the input schema must be an object schema", name))
+	}
+	inputs := map[string]bool{}
+	for k := range schema.Properties {
+		inputs[k] = true
+	}
+	return Tool{
+		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive, inputs: inputs,
+		InputSchema: json.RawMessage(inputSchema), OutputSchema: json.RawMessage(outputSchema),
+		InputType: fmt.Sprintf("%T", *new(In)), OutputType: fmt.Sprintf("%T", *new(Out)),
+		call: func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
+			var in In
+			if err := decodeStrict(raw, &in); err != nil {
+				return Envelope{}, err
+			}
+			a, err := h(ctx, c, in)
+			if err != nil {
+				return Envelope{}, err
+			}
+			return Envelope{Data: a.Data, Instruction: a.Instruction, Safety: a.Safety}, nil
+		},
+	}
+}
+
+// decodeStrict decodes one JSON object into v, naming the offending field
+// when it can.
+func decodeStrict(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			return Errorf(CodeInvalidInput, "", "input must be a single JSON object")
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		return Errorf(CodeInvalidInput, field, "%s must be a %s, not a JSON %s", orInput(field), typeErr.Type.String(), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return Errorf(CodeInvalidInput, "", "input is not valid JSON: %v", err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return Errorf(CodeInvalidInput, field, "unknown field %q; see the tool's input schema", field)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return Errorf(CodeInvalidInput, "", "input is not valid JSON: %v", err)
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return Errorf(CodeInvalidInput, "", "invalid input: %v", err)
+}
+
+func orInput(field string) string {
+	if field == "" {
+		return "input"
+	}
+	return field
+}
+
+// Registry holds the declared tools, in a stable order.
+type Registry struct {
+	tools []Tool
+	log   *slog.Logger
+}
+
+// NewRegistry makes a registry of tools.
+func NewRegistry(log *slog.Logger, tools ...Tool) *Registry {
+	return &Registry{tools: tools, log: log}
+}
+
+// Tools lists the declared tools.
+func (r *Registry) Tools() []Tool { return slices.Clone(r.tools) }
+
+// Lookup finds a tool by name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	for _, t := range r.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Call runs one tool for a caller: it checks the tool exists and the
+// caller's scope before anything else, so a refused call does nothing. An
+// error that is not an *Error is logged and answered as INTERNAL without
+// its text, which may hold details the caller should not see.
+func (r *Registry) Call(ctx context.Context, c Caller, name string, raw json.RawMessage) (Envelope, *Error) {
+	env, err := r.call(ctx, c, name, raw)
+	outcome := "ok"
+	if err != nil {
+		outcome = err.Code
+	}
+	if _, known := r.Lookup(name); !known {
+		name = "unknown" // keep made-up names out of the metric's labels
+	}
+	metrics.ToolCall(name, outcome)
+	return env, err
+}
+
+func (r *Registry) call(ctx context.Context, c Caller, name string, raw json.RawMessage) (Envelope, *Error) {
+	t, ok := r.Lookup(name)
+	if !ok {
+		return Envelope{}, Errorf(CodeNotFound, "", "no tool %q; GET /v1/tools lists them", name)
+	}
+	if !c.Has(t.Scope()) {
+		return Envelope{}, Errorf(CodeForbidden, "", "token %q lacks the %s scope that %s needs", c.Name, t.Scope(), name)
+	}
+	env, err := t.call(ctx, c, raw)
+	if err == nil {
+		return env, nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return Envelope{}, te
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Envelope{}, Errorf(CodeInternal, "", "the call was cancelled or timed out")
+	}
+	r.log.ErrorContext(ctx, "tool failed", slog.String("tool", name), slog.String("caller", c.Name), slog.Any("error", err))
+	return Envelope{}, Errorf(CodeInternal, "", "%s failed inside CommiTea; the error is logged", name)
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/commitea/commitea/scheduler"
+)
+
+// The calibration view: the fitted effort model, biases furthest from 1
+// first.
+
+// CalibrationView is the calibration payload.
+type CalibrationView struct {
+	N                int              `json:"n"`
+	ColdStart        bool             `json:"coldStart"`
+	GlobalMultiplier float64          `json:"globalMultiplier"`
+	Sigma            float64          `json:"sigma"`
+	ByLabelBias      []scheduler.Bias `json:"byLabelBias"`
+	ByPersonBias     []scheduler.Bias `json:"byPersonBias"`
+	Meta
+}
+
+func (q *query) calibration() (Answer[any], error) {
+	c := q.v.Data.Calibration
+	byFar := func(bs []scheduler.Bias, keep func(string) bool) []scheduler.Bias {
+		var out []scheduler.Bias
+		for _, b := range bs {
+			if keep(b.Key) {
+				out = append(out, b)
+			}
+		}
+		slices.SortFunc(out, func(a, b scheduler.Bias) int {
+			return cmp.Or(-cmp.Compare(math.Abs(math.Log(a.Multiplier)), math.Abs(math.Log(b.Multiplier))), strings.Compare(a.Key, b.Key))
+		})
+		return out
+	}
+	labels := byFar(c.ByLabelBias, func(k string) bool { return q.f.Label == "" || strings.EqualFold(k, q.f.Label) })
+	people := byFar(c.ByPersonBias, func(k string) bool { return q.f.Assignee == "" || strings.EqualFold(k, q.f.Assignee) })
+	out := CalibrationView{N: c.N, ColdStart: c.ColdStart, GlobalMultiplier: round2(c.GlobalMultiplier), Sigma: round2(c.Sigma),
+		ByLabelBias:  List(q.caps, labels, "byLabelBias", "byLabelBias: no label has enough finished samples for a bias"+q.filterWords()),
+		ByPersonBias: List(q.caps, people, "byPersonBias", "byPersonBias: no person has enough finished samples for a bias"+q.filterWords()),
+	}
+	out.Meta = q.meta()
+	instr := fmt.Sprintf("Explain that work takes %.2f× its nominal estimate overall, from %d finished issues; a multiplier above 1 means slower than estimated.", out.GlobalMultiplier, out.N)
+	if c.ColdStart {
+		instr = fmt.Sprintf("Say the model is in cold start (%d finished samples): estimates use defaults, so ranges are wide.", c.N)
+	}
+	return Answer[any]{Data: out, Instruction: instr}, nil
+}

@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+)
+
+// query_project is the single read tool. A view selects the shape and
+// filters narrow it; every number comes from the latest snapshot (the
+// scheduler's deterministic output) and the mirror. One file per view
+// (query_<view>.go) builds its payload.
+
+// QueryProjectInput is query_project's input, as in the tool contract,
+// plus the optional project.
+type QueryProjectInput struct {
+	Project string   `json:"project,omitempty"`
+	View    string   `json:"view"`
+	Filters *Filters `json:"filters,omitempty"`
+}
+
+// Filters narrow a view.
+type Filters struct {
+	IssueID     *int64 `json:"issueId,omitempty"`
+	MilestoneID *int64 `json:"milestoneId,omitempty"`
+	State       string `json:"state,omitempty"`
+	Assignee    string `json:"assignee,omitempty"`
+	Label       string `json:"label,omitempty"`
+	Query       string `json:"query,omitempty"`
+	Limit       *int   `json:"limit,omitempty"`
+}
+
+// Views are the shapes query_project answers in.
+var Views = []string{"focus", "issue", "milestone", "board", "runway", "calibration", "directives", "standup", "search"}
+
+// States are the lifecycle states, in board order.
+var States = []string{"diagnosis", "triage", "steeping", "in_review", "done"}
+
+// viewFilters says which filters each view reads; the others are noted as
+// ignored rather than silently dropped.
+var viewFilters = map[string][]string{
+	"focus":       {"milestoneId", "state", "assignee", "label", "limit"},
+	"issue":       {"issueId", "limit"},
+	"milestone":   {"milestoneId", "state", "assignee", "label", "limit"},
+	"board":       {"milestoneId", "state", "assignee", "label", "limit"},
+	"runway":      {"milestoneId", "assignee", "limit"},
+	"calibration": {"assignee", "label", "limit"},
+	"directives":  {"limit"},
+	"standup":     {},
+	"search":      {"query", "milestoneId", "state", "assignee", "label", "limit"},
+}
+
+// Meta is what every view's payload carries besides its shape: which
+// snapshot answered and what the caps cut or found empty.
+type Meta struct {
+	Snapshot SnapshotRef `json:"snapshot"`
+	Notes    []string    `json:"notes,omitempty"`
+}
+
+// SnapshotRef names the snapshot an answer comes from.
+type SnapshotRef struct {
+	Version    int64     `json:"version"`
+	ComputedAt time.Time `json:"computedAt"`
+}
+
+const queryProjectInputSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["view"],
+  "properties": {
+    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
+    "view": {
+      "enum": ["focus", "issue", "milestone", "board", "runway", "calibration", "directives", "standup", "search"],
+      "description": "focus: what to work on now/next/later; issue: one issue (filters.issueId); milestone: one milestone's cone (filters.milestoneId); board: issues by lifecycle column; runway: every milestone's band and the capacity; calibration: the effort model; directives: the ledger; standup: the latest standup; search: full text (filters.query)"
+    },
+    "filters": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "issueId": {"type": "integer", "minimum": 1},
+        "milestoneId": {"type": "integer", "minimum": 1},
+        "state": {"enum": ["diagnosis", "triage", "steeping", "in_review", "done"]},
+        "assignee": {"type": "string", "description": "gitea username"},
+        "label": {"type": "string"},
+        "query": {"type": "string", "description": "free text, for view search"},
+        "limit": {"type": "integer", "minimum": 1, "default": 20, "description": "default 20, max 100 (larger is clamped)"}
+      }
+    }
+  }
+}`
+
+const queryProjectOutputSchema = `{
+  "type": "object",
+  "required": ["data", "instruction"],
+  "properties": {
+    "data": {
+      "type": "object",
+      "description": "the view's payload: focus {now, next, later}; issue {intent, derived}; milestone {due, hard, stats, cone, issues}; board {columns}; runway {milestones, capacity}; calibration {n, coldStart, globalMultiplier, byLabelBias, byPersonBias}; directives {pending, recent}; standup {standup | message}; search {issues}. Every payload has snapshot {version, computedAt} and notes (what was cut or empty). Forecasts are ranges of dates, never points.",
+      "required": ["snapshot"],
+      "properties": {
+        "snapshot": {"type": "object", "properties": {"version": {"type": "integer"}, "computedAt": {"type": "string"}}},
+        "notes": {"type": "array", "items": {"type": "string"}}
+      }
+    },
+    "instruction": {"type": "string"},
+    "safety": {"type": "string"}
+  }
+}`
+
+func (s *Service) queryProjectTool() Tool {
+	return Declare("query_project",
+		"Read the project plan: pick a view (focus, issue, milestone, board, runway, calibration, directives, "+
+			"standup, search) and narrow it with filters. Answers come from the latest forecast snapshot; every "+
+			"date is a p10/p50/p80 range computed by the scheduler, never by you.",
+		true, false, queryProjectInputSchema, queryProjectOutputSchema, s.queryProject)
+}
+
+// query is one query_project request being answered.
+type query struct {
+	s    *Service
+	v    *projectView
+	f    Filters
+	caps *Caps
+}
+
+func (s *Service) queryProject(ctx context.Context, _ Caller, in QueryProjectInput) (Answer[any], error) {
+	if !slices.Contains(Views, in.View) {
+		if in.View == "" {
+			return Answer[any]{}, Errorf(CodeInvalidInput, "view", "view is required: one of %s", strings.Join(Views, ", "))
+		}
+		return Answer[any]{}, Errorf(CodeInvalidInput, "view", "unknown view %q: use one of %s", in.View, strings.Join(Views, ", "))
+	}
+	var f Filters
+	if in.Filters != nil {
+		f = *in.Filters
+	}
+	if f.State != "" && !slices.Contains(States, f.State) {
+		return Answer[any]{}, Errorf(CodeInvalidInput, "filters.state", "unknown state %q: use one of %s", f.State, strings.Join(States, ", "))
+	}
+	for field, v := range map[string]*int64{"filters.issueId": f.IssueID, "filters.milestoneId": f.MilestoneID} {
+		if v != nil && *v < 1 {
+			return Answer[any]{}, Errorf(CodeInvalidInput, field, "%s must be a positive number, got %d", field, *v)
+		}
+	}
+	caps, err := NewCaps(f.Limit, "filters.limit")
+	if err != nil {
+		return Answer[any]{}, err
+	}
+	p, err := s.project(in.Project)
+	if err != nil {
+		return Answer[any]{}, err
+	}
+	v, err := s.view(ctx, p)
+	if err != nil {
+		return Answer[any]{}, err
+	}
+	q := &query{s: s, v: v, f: f, caps: caps}
+	q.noteIgnoredFilters(in.View)
+	var a Answer[any]
+	switch in.View {
+	case "focus":
+		a, err = q.focus()
+	case "issue":
+		a, err = q.issue(ctx)
+	case "milestone":
+		a, err = q.milestone()
+	case "board":
+		a, err = q.board()
+	case "runway":
+		a, err = q.runway()
+	case "calibration":
+		a, err = q.calibration()
+	case "directives":
+		a, err = q.directives(ctx)
+	case "standup":
+		a, err = q.standup(ctx)
+	case "search":
+		a, err = q.search(ctx)
+	}
+	if err != nil {
+		return Answer[any]{}, err
+	}
+	a.Instruction = caps.Instruction(a.Instruction)
+	return a, nil
+}
+
+// meta is the common part of every payload; call it last, after the caps
+// have noted everything.
+func (q *query) meta() Meta {
+	return Meta{Snapshot: SnapshotRef{Version: q.v.Version, ComputedAt: q.v.Data.ComputedAt}, Notes: q.caps.Notes()}
+}
+
+func (q *query) noteIgnoredFilters(view string) {
+	set := map[string]bool{
+		"issueId": q.f.IssueID != nil, "milestoneId": q.f.MilestoneID != nil, "state": q.f.State != "",
+		"assignee": q.f.Assignee != "", "label": q.f.Label != "", "query": q.f.Query != "", "limit": q.f.Limit != nil,
+	}
+	var ignored []string
+	for _, name := range []string{"issueId", "milestoneId", "state", "assignee", "label", "query", "limit"} {
+		if set[name] && !slices.Contains(viewFilters[view], name) {
+			ignored = append(ignored, name)
+		}
+	}
+	if len(ignored) > 0 {
+		q.caps.Note(fmt.Sprintf("filter %s does not apply to view %s and was ignored", strings.Join(ignored, ", "), view))
+	}
+}
+
+// matches applies the list filters (milestoneId, state, assignee, label)
+// to one issue.
+func (q *query) matches(st *scheduler.IssueStatus, h *store.IssueHead) bool {
+	if q.f.State != "" && (st == nil || string(st.State) != q.f.State) {
+		return false
+	}
+	if q.f.MilestoneID != nil && (h == nil || h.Milestone == nil || *h.Milestone != *q.f.MilestoneID) {
+		return false
+	}
+	if q.f.Assignee != "" && (h == nil || !slices.ContainsFunc(h.Assignees, func(a string) bool { return strings.EqualFold(a, q.f.Assignee) })) {
+		return false
+	}
+	if q.f.Label != "" && (h == nil || !slices.ContainsFunc(h.Labels, func(l string) bool { return strings.EqualFold(l, q.f.Label) })) {
+		return false
+	}
+	return true
+}
+
+// filterWords describes the active list filters for empty-result wording.
+func (q *query) filterWords() string {
+	var parts []string
+	if q.f.MilestoneID != nil {
+		parts = append(parts, fmt.Sprintf("milestone %d", *q.f.MilestoneID))
+	}
+	if q.f.State != "" {
+		parts = append(parts, "state "+q.f.State)
+	}
+	if q.f.Assignee != "" {
+		parts = append(parts, "assignee "+q.f.Assignee)
+	}
+	if q.f.Label != "" {
+		parts = append(parts, "label "+q.f.Label)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " matching " + strings.Join(parts, ", ")
+}
+
+// milestoneTitle names a milestone from the forecast or the mirror.
+func (q *query) milestoneTitle(id int64) string {
+	if m := q.v.Milestone[id]; m != nil {
+		return m.Title
+	}
+	for _, m := range q.v.Milestones {
+		if m.ID == id {
+			return m.Title
+		}
+	}
+	return fmt.Sprintf("milestone %d", id)
+}
+
+func rangeOf(f *scheduler.IssueForecast) *Range {
+	if f == nil || f.Unschedulable != "" || f.P50.IsZero() {
+		return nil
+	}
+	return &Range{P10: day(f.P10), P50: day(f.P50), P80: day(f.P80)}
+}
+
+func assigneeOf(h *store.IssueHead) string {
+	if h == nil || len(h.Assignees) == 0 {
+		return ""
+	}
+	return h.Assignees[0]
+}

@@ -1,0 +1,103 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/tools"
+)
+
+// TestCacheFollowsTheDatabase checks the read cache: within Fresh it
+// answers without looking, Invalidate makes it look, and a moved change
+// counter or snapshot version reloads what moved.
+func TestCacheFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 10, Done: 5, People: 2, Milestones: 1, Seed: 1}, now); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 100, Now: func() time.Time { return now }}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc := tools.NewService(pool, []store.Project{p}, log)
+	svc.Fresh, svc.Stale = time.Hour, 2*time.Hour
+	reg := svc.Registry()
+	caller := tools.Caller{Name: "t", Scopes: []string{tools.ScopeRead}}
+	board := func() (string, int64) {
+		t.Helper()
+		env, terr := reg.Call(ctx, caller, "query_project", json.RawMessage(`{"view":"board","filters":{"limit":100}}`))
+		if terr != nil {
+			t.Fatal(terr)
+		}
+		b, _ := json.Marshal(env.Data)
+		return string(b), env.Data.(tools.BoardView).Snapshot.Version
+	}
+	first, v1 := board()
+	if !strings.Contains(first, "Open work 6") {
+		t.Fatalf("board lacks issue 6: %s", first)
+	}
+	// Rename issue 6 in the mirror, as an ingest would.
+	i6, err := store.GetIssue(ctx, pool, p.ID, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i6.Title, i6.UpdatedAt = "Renamed work", i6.UpdatedAt.Add(time.Minute)
+	if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: i6}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.BumpChangeCounters(ctx, pool, []int64{p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := board(); strings.Contains(got, "Renamed work") {
+		t.Fatal("the cache looked at the database within Fresh")
+	}
+	svc.Invalidate(p.ID)
+	if got, v := board(); !strings.Contains(got, "Renamed work") || v != v1 {
+		t.Fatalf("after Invalidate: renamed %v, version %d (want %d)", strings.Contains(got, "Renamed work"), v, v1)
+	}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.Invalidate(p.ID)
+	if _, v := board(); v != v1+1 {
+		t.Fatalf("snapshot version = %d after a recompute, want %d", v, v1+1)
+	}
+
+	// Past Fresh and within Stale: the answer comes from the cache at once
+	// and a background check catches up.
+	svc.Fresh = time.Nanosecond
+	i6.Title, i6.UpdatedAt = "Renamed again", i6.UpdatedAt.Add(time.Minute)
+	if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: i6}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.BumpChangeCounters(ctx, pool, []int64{p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, _ := board()
+		if strings.Contains(got, "Renamed again") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background check never caught up")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
