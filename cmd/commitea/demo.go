@@ -247,6 +247,10 @@ Tools:
   %s
   (capture_work answers MODEL_UNAVAILABLE until a big model is configured: COMMITEA_BIG_MODEL)
 
+Change the plan in the forge, as a person would in Gitea; the webhook reaches CommiTea and the
+launch's cone moves on the dashboard within a second or two:
+  curl -s -H 'Authorization: token %s' -H 'Content-Type: application/json' %s/api/v1/repos/%s/issues/%d/labels -d '{"labels":["est/xl"]}'
+
 MCP client configuration (e.g. .mcp.json):
 {
   "mcpServers": {
@@ -266,5 +270,6 @@ Press Ctrl-C to stop.
 		tool("apply_changes", fmt.Sprintf(`{"ops":[{"op":"set_estimate","issue":%d,"estimate":"est/xl"}]}`, b.Issue)),
 		tool("record_directive", `{"kind":"reprioritize","quote":"The launch comes first: make the billing work urgent.","target":{"milestone":1},"params":{"priority":0}}`),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
+		b.ForgeToken, b.Forge, b.Project, b.Issue,
 		base, token)
 }

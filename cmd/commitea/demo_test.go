@@ -71,7 +71,7 @@ func TestDemo(t *testing.T) {
 		}
 		_ = m.Close()
 	}()
-	waitFor(t, "the demo banner", 90*time.Second, func() bool {
+	waitFor(t, "the demo banner", 3*time.Minute, func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("demo stopped: %v\n%s", err, errOut)
