@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
 )
 
@@ -107,6 +109,9 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			if err := waitForSnapshot(ctx, s.Pool, s.Projects[0].ID); err != nil {
 				return
 			}
+			if err := m.demoStandup(ctx, cfg, s.Pool, s.Projects[0].ID); err != nil {
+				m.logger.Warn("demo standup", slog.Any("error", err))
+			}
 			printDemoBanner(m.Stdout, demoBanner{
 				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database,
 				Forge: forge.URL, ForgeToken: forge.Token(), Issue: exampleIssue(ctx, s.Pool, s.Projects[0].ID),
@@ -115,6 +120,26 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 		}()
 	}
 	return m.serveWith(ctx, cfg, serveOptions{Role: RoleAll}, started)
+}
+
+// demoStandup produces today's standup of record, as the daily job would at
+// its hour, so the dashboard's standup page has one to show; the demo has
+// no sinks, so nothing is delivered. On a day off there is none.
+func (m *Main) demoStandup(ctx context.Context, cfg Config, pool *store.Pool, projectID int64) error {
+	s, err := m.newStandups(cfg, pool)
+	if err != nil {
+		return err
+	}
+	day := s.Today()
+	if !s.IsStandupDay(day) {
+		return nil
+	}
+	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{Log: m.logger})
+	if err != nil {
+		return err
+	}
+	w := &worker.StandupWorker{Standups: s, Sinks: standupSinks(cfg, nil), Jobs: jobs}
+	return w.Work(ctx, &river.Job[worker.StandupArgs]{Args: worker.StandupArgs{ProjectID: projectID, Day: day.Format(time.DateOnly)}})
 }
 
 // recreateDatabase drops and creates name on the server adminURL points
