@@ -52,11 +52,9 @@ type Dashboard struct {
 	cache map[int64]cachedSnapshot
 }
 
-// snapshot is the stored snapshot as the dashboard reads it: the worker's
-// data plus fields other parts may add later (a backtest), read if present.
+// snapshot is the stored snapshot as the dashboard reads it.
 type snapshot struct {
 	worker.SnapshotData
-	Backtest json.RawMessage `json:"backtest,omitempty"`
 }
 
 type cachedSnapshot struct {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
@@ -289,5 +291,45 @@ func BenchmarkPages(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCalibrationBacktest shows a snapshot's backtest as coverage against
+// the throughput baseline.
+func TestCalibrationBacktest(t *testing.T) {
+	t.Parallel()
+	d, pool, p := newTestDashboard(t)
+	ctx := context.Background()
+	s, err := store.LatestSnapshot(ctx, pool, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data worker.SnapshotData
+	if err := json.Unmarshal(s.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	data.Backtest = &worker.BacktestSummary{Current: true, BacktestResult: scheduler.BacktestResult{
+		BacktestScore: scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.52, P80Coverage: 0.79, P90Coverage: 0.88, MedianRelWidth: 1.4, PinballLoss: 3.2},
+		Baseline:      scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.31, P80Coverage: 0.55, P90Coverage: 0.63, MedianRelWidth: 2.1, PinballLoss: 6.8},
+	}}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PutSnapshot(ctx, pool, store.Snapshot{ProjectID: p.ID, InputsHash: "backtest", Data: raw}); err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := get(t, d.Handler(), "/ceo/demo/calibration")
+	tb := find(doc, byID("backtest"))
+	if len(tb) != 1 || tb[0].Data != "table" {
+		t.Fatal("no backtest table")
+	}
+	rows := find(tb[0], func(n *html.Node) bool { return n.Data == "tr" })
+	var cells []string
+	for _, td := range find(rows[2], func(n *html.Node) bool { return n.Data == "td" }) {
+		cells = append(cells, text(td))
+	}
+	if len(rows) != 6 || strings.Join(cells, "|") != "finished by p80|80%|79%|55%" {
+		t.Fatalf("backtest rows = %d, p80 row %q", len(rows), cells)
 	}
 }

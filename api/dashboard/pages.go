@@ -15,6 +15,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 )
 
 // doneWindow is how far back the board's done column reaches.
@@ -240,13 +241,18 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 type calibrationData struct {
 	scheduler.Calibration
 	Samples  int
-	Backtest []kv
+	Backtest *worker.BacktestSummary
+	// Coverage rows compare the calibrated forecast with the throughput
+	// baseline on the same cut-offs.
+	Coverage []coverageRow
 }
 
-type kv struct{ Key, Value string }
+type coverageRow struct {
+	Measure, Target, Forecast, Baseline string
+}
 
 func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot, _ *http.Request) (string, any, error) {
-	data := calibrationData{Calibration: s.Calibration, Samples: s.Counts.Samples}
+	data := calibrationData{Calibration: s.Calibration, Samples: s.Counts.Samples, Backtest: s.Backtest}
 	byMult := func(a, b scheduler.Bias) int {
 		if a.Multiplier < b.Multiplier {
 			return 1
@@ -258,22 +264,21 @@ func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot,
 	}
 	data.ByLabelBias = slices.SortedFunc(slices.Values(data.ByLabelBias), byMult)
 	data.ByPersonBias = slices.SortedFunc(slices.Values(data.ByPersonBias), byMult)
-	if len(s.Backtest) > 0 {
-		var m map[string]any
-		if json.Unmarshal(s.Backtest, &m) == nil {
-			for _, k := range slices.Sorted(func(yield func(string) bool) {
-				for k := range m {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
-				data.Backtest = append(data.Backtest, kv{k, fmt.Sprint(m[k])})
-			}
+	if b := s.Backtest; b != nil {
+		pct := func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" }
+		f, base := b.BacktestScore, b.Baseline
+		data.Coverage = []coverageRow{
+			{"finished by p50", "50%", pct(f.P50Coverage), pct(base.P50Coverage)},
+			{"finished by p80", "80%", pct(f.P80Coverage), pct(base.P80Coverage)},
+			{"finished by p90", "90%", pct(f.P90Coverage), pct(base.P90Coverage)},
+			{"median width (p90 − p10) / p50", "narrower is sharper", fmt.Sprintf("%.2f", f.MedianRelWidth), fmt.Sprintf("%.2f", base.MedianRelWidth)},
+			{"pinball loss, days", "lower is better", fmt.Sprintf("%.1f", f.PinballLoss), fmt.Sprintf("%.1f", base.PinballLoss)},
 		}
 	}
 	return "Calibration", data, nil
 }
+
+type kv struct{ Key, Value string }
 
 // record is one ledger or standup row, with its fields in a fixed order.
 type record struct {

@@ -114,6 +114,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
 	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
 	if err != nil {
 		return err
@@ -130,6 +131,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		return err
 	}
 	syncer.Jobs = jobs
+	engine.Jobs = jobs
 	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
 		return store.SnapshotTimes(ctx, pool)
 	})
