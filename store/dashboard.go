@@ -31,18 +31,6 @@ func SnapshotTimes(ctx context.Context, q DBTX) (map[string]time.Time, error) {
 	return out, rows.Err()
 }
 
-// LatestSnapshotVersion is the version of a project's newest snapshot, 0
-// when there is none; it lets a reader keep a decoded snapshot until a new
-// one lands.
-func LatestSnapshotVersion(ctx context.Context, q DBTX, projectID int64) (int64, error) {
-	var v int64
-	err := q.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM snapshots WHERE project_id = $1`, projectID).Scan(&v)
-	if err != nil {
-		return 0, fmt.Errorf("snapshot version of project %d: %w", projectID, err)
-	}
-	return v, nil
-}
-
 // IssueCard is what a board card shows of an issue.
 type IssueCard struct {
 	Number    int64

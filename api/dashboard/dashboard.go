@@ -190,7 +190,10 @@ func (d *Dashboard) render(w http.ResponseWriter, name string, v view) {
 // is new.
 func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapshot, error) {
 	v, err := store.LatestSnapshotVersion(ctx, d.cfg.Pool, projectID)
-	if err != nil || v == 0 {
+	if errors.Is(err, store.ErrNotFound) {
+		return cachedSnapshot{}, nil // not computed yet
+	}
+	if err != nil {
 		return cachedSnapshot{}, err
 	}
 	d.mu.Lock()
