@@ -37,8 +37,10 @@ type Config struct {
 	Log           *slog.Logger
 	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
 	// /mcp/readonly to callers holding one of Tokens.
-	Tools   ToolRunner
-	Tokens  []Token
+	Tools  ToolRunner
+	Tokens []Token
+	// PMState, when set, serves GET /v1/pm-state.md (read scope).
+	PMState PMStateRenderer
 	Version string
 	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
 	Dashboard http.Handler
@@ -100,6 +102,9 @@ func mountTools(r chi.Router, cfg Config) {
 	a := newAuthenticator(cfg.Tokens)
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
 	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	if cfg.PMState != nil {
+		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
+	}
 	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
 	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.ReadOnly })
 	r.With(a.requireToken("")).Handle("/mcp", full)

@@ -88,6 +88,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		transitions []store.Transition
 		prev        map[int64]store.IssueState
 		counter     int64
+		caps        []store.Capacity
 		backtest    *store.Backtest
 	)
 	// One repeatable-read transaction so the mirror's parts, the recorded
@@ -106,6 +107,9 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
 			return err
 		}
+		if caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
+			return err
+		}
 		if prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
 			return err
 		}
@@ -122,7 +126,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	}
 
 	now := f.now().UTC()
-	model := buildModel(project.FullName(), mirror, transitions, f.People, f.DefaultCalendar, f.StaleWorkingDays, now)
+	model := buildModel(project.FullName(), mirror, transitions, withCapacity(f.People, f.DefaultCalendar, caps), f.DefaultCalendar, f.StaleWorkingDays, now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
 	fc, err := scheduler.Run(model.input, scheduler.Options{Trials: f.Trials})

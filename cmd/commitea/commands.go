@@ -193,6 +193,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if err := riverUI.Start(ctx); err != nil {
 		return fmt.Errorf("start river ui: %w", err)
 	}
+	toolService := tools.NewService(pool, projects, m.logger)
+	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
@@ -202,7 +204,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
-		Tools:         tools.NewService(pool, projects, m.logger).Registry(),
+		Tools:         toolService.Registry(),
+		PMState:       toolService.PMStateMarkdown,
 		Tokens:        apiTokens(cfg.Tokens),
 		Version:       versionString(),
 		Dashboard:     board.Handler(),

@@ -293,7 +293,7 @@ Press Ctrl-C to stop.
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),
 		tool("apply_changes", fmt.Sprintf(`{"ops":[{"op":"set_estimate","issue":%d,"estimate":"est/xl"}]}`, b.Issue)),
-		tool("record_directive", `{"kind":"reprioritize","quote":"The launch comes first: make the billing work urgent.","target":{"milestone":1},"params":{"priority":0}}`),
+		tool("record_directive", fmt.Sprintf(`{"kind":"reprioritize","quote":"The launch comes first: make this urgent.","target":{"issue":%d},"params":{"priority":0}}`, b.Issue)),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
 		b.ForgeToken, b.Forge, b.Project, b.Issue,
 		base, token)

@@ -145,6 +145,22 @@ func TestDemo(t *testing.T) {
 	}
 	before := snap.Forecast.Milestones[0]
 
+	// The printed apply_changes works as printed: it writes the estimate
+	// through the forge and answers with the consequence.
+	applyBody := find(`/v1/tools/apply_changes -d '(\{.*\})'`)
+	req, _ = http.NewRequest(http.MethodPost, base+"/v1/tools/apply_changes", strings.NewReader(applyBody))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"applied":1`) {
+		t.Fatalf("apply_changes as printed: %d %.300s", resp.StatusCode, body)
+	}
+
 	// Make every open est/s issue of the launch est/xl in the forge, the way
 	// apply_changes writes an estimate; the webhooks must move the cone.
 	cards, err := store.IssueCards(ctx, pool, p.ID, time.Now())

@@ -27,6 +27,9 @@ type Service struct {
 	Projects     []store.Project
 	Log          *slog.Logger
 	Fresh, Stale time.Duration
+	// Write is what the write tools need (Gitea, engine, jobs); see
+	// WriteConfig.
+	Write WriteConfig
 
 	mu    sync.Mutex
 	cache map[int64]*projectCache
