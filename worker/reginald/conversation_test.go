@@ -4,8 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/gitea/giteafake"
 
 	"github.com/commitea/commitea/worker/models/modeltest"
 	"github.com/commitea/commitea/worker/reginald"
@@ -22,41 +31,105 @@ type step struct {
 	answer   func(t testing.TB, res []json.RawMessage) string
 }
 
-var conversation = []step{
-	{"What should I work on next?", []string{`{"view":"focus"}`}, func(t testing.TB, res []json.RawMessage) string {
-		f := decode[tools.FocusView](t, res[0])
-		return fmt.Sprintf("Work on #%d next: %s. After that, #%d.", f.Now.Issue, f.Now.Title, f.Next[0].Issue)
-	}},
-	{"Will v1.0 make its date?", []string{`{"view":"runway"}`}, func(t testing.TB, res []json.RawMessage) string {
-		m := decode[tools.RunwayView](t, res[0]).Milestones[0]
-		return fmt.Sprintf("%s is due %s and lands between %s (p50) and %s (p80), so it is at risk.", m.Title, m.Due, m.Band.P50, m.Band.P80)
-	}},
-	{"Tell me about #75.", []string{`{"view":"issue","filters":{"issueId":75}}`}, func(t testing.TB, res []json.RawMessage) string {
-		is := decode[tools.IssueView](t, res[0])
-		s := fmt.Sprintf("#75 (%s) is in %s, sized %s.", is.Intent.Title, is.Derived.State, is.Derived.Estimate)
-		if fc := is.Derived.Forecast; fc != nil {
-			s += fmt.Sprintf(" It finishes between %s and %s.", fc.P50, fc.P80)
-		}
-		return s
-	}},
-	{"What is dev01 doing, and what is in milestone 2?", []string{`{"view":"focus","filters":{"assignee":"dev01"}}`, `{"view":"milestone","filters":{"milestoneId":2}}`},
-		func(t testing.TB, res []json.RawMessage) string {
+// conversationAbout is the conversation for a project: issue is an open
+// issue, person someone on the team and milestone the second milestone.
+func conversationAbout(issue int64, person string, milestone int64) []step {
+	return []step{
+		{"What should I work on next?", []string{`{"view":"focus"}`}, func(t testing.TB, res []json.RawMessage) string {
 			f := decode[tools.FocusView](t, res[0])
-			m := decode[tools.MilestoneView](t, res[1])
-			s := "dev01 has nothing in focus."
-			if f.Now != nil {
-				s = fmt.Sprintf("dev01 is on #%d (%s).", f.Now.Issue, f.Now.Title)
-			}
-			return s + fmt.Sprintf(" %s holds #%d among its open issues.", m.Title, m.Issues[0].Issue)
+			return fmt.Sprintf("Work on #%d next: %s. After that, #%d.", f.Now.Issue, f.Now.Title, f.Next[0].Issue)
 		}},
-	{"How good are our estimates?", []string{`{"view":"calibration"}`}, func(t testing.TB, res []json.RawMessage) string {
-		c := decode[tools.CalibrationView](t, res[0])
-		return fmt.Sprintf("From %d finished issues, work takes %.2f times its estimate.", c.N, c.GlobalMultiplier)
-	}},
+		{"Will v1.0 make its date?", []string{`{"view":"runway"}`}, func(t testing.TB, res []json.RawMessage) string {
+			m := decode[tools.RunwayView](t, res[0]).Milestones[0]
+			return fmt.Sprintf("%s is due %s and lands between %s (p50) and %s (p80).", m.Title, m.Due, m.Band.P50, m.Band.P80)
+		}},
+		{fmt.Sprintf("Tell me about #%d.", issue), []string{fmt.Sprintf(`{"view":"issue","filters":{"issueId":%d}}`, issue)}, func(t testing.TB, res []json.RawMessage) string {
+			is := decode[tools.IssueView](t, res[0])
+			s := fmt.Sprintf("#%d (%s) is in %s.", issue, is.Intent.Title, is.Derived.State)
+			if fc := is.Derived.Forecast; fc != nil {
+				s += fmt.Sprintf(" It finishes between %s and %s.", fc.P50, fc.P80)
+			}
+			return s
+		}},
+		{fmt.Sprintf("What is %s doing, and what is in milestone %d?", person, milestone),
+			[]string{fmt.Sprintf(`{"view":"focus","filters":{"assignee":%q}}`, person), fmt.Sprintf(`{"view":"milestone","filters":{"milestoneId":%d}}`, milestone)},
+			func(t testing.TB, res []json.RawMessage) string {
+				f := decode[tools.FocusView](t, res[0])
+				m := decode[tools.MilestoneView](t, res[1])
+				s := person + " has nothing in focus."
+				if f.Now != nil {
+					s = fmt.Sprintf("%s is on #%d (%s).", person, f.Now.Issue, f.Now.Title)
+				}
+				if len(m.Issues) > 0 {
+					s += fmt.Sprintf(" %s holds #%d among its open issues.", m.Title, m.Issues[0].Issue)
+				}
+				return s
+			}},
+		{"How good are our estimates?", []string{`{"view":"calibration"}`}, func(t testing.TB, res []json.RawMessage) string {
+			c := decode[tools.CalibrationView](t, res[0])
+			return fmt.Sprintf("From %d finished issues, work takes %.2f times its estimate.", c.N, c.GlobalMultiplier)
+		}},
+	}
+}
+
+// conversationFor picks the conversation's issue, person and milestone
+// from the fixture's mirror: the first open issue with an assignee, that
+// assignee, and the second milestone.
+func conversationFor(t testing.TB, f *fixture) []step {
+	t.Helper()
+	ctx := context.Background()
+	heads, err := store.IssueHeads(ctx, f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := store.Milestones(ctx, f.pool, f.p.ID)
+	if err != nil || len(ms) < 2 {
+		t.Fatalf("milestones: %v, %v", ms, err)
+	}
+	for _, h := range heads {
+		if h.State == "open" && !h.IsPull && len(h.Assignees) > 0 {
+			return conversationAbout(h.Number, h.Assignees[0], ms[1].ID)
+		}
+	}
+	t.Fatal("no open assigned issue")
+	return nil
+}
+
+// newDemoFixture is the newcomer demo's project, acme/teapot generated by
+// the Gitea fake (a year of the six-person demo team's history), imported
+// through the real backfill and forecast by the real recompute.
+func newDemoFixture(t testing.TB) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 1, Now: testNow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(forge.Close)
+	client, err := gitea.New(forge.URL, forge.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	syncer := &worker.Syncer{Pool: pool, Gitea: client, Replayer: worker.LifecycleReplayer{}, Log: log, Now: func() time.Time { return testNow }}
+	if err := syncer.Backfill(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	engine := &worker.Forecaster{Pool: pool, Log: log, Trials: 200, Now: func() time.Time { return testNow }}
+	if err := engine.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc := tools.NewService(pool, []store.Project{p}, log)
+	return &fixture{pool: pool, p: p, svc: svc, reg: svc.Registry(), log: log}
 }
 
 // scriptConversation makes the server answer the conversation's questions.
-func scriptConversation(t testing.TB, s *modeltest.Server) {
+func scriptConversation(t testing.TB, s *modeltest.Server, conversation []step) {
 	s.Handle(func(req modeltest.Request) modeltest.Reply {
 		first := ""
 		for _, m := range req.Messages {
@@ -79,15 +152,17 @@ func scriptConversation(t testing.TB, s *modeltest.Server) {
 	})
 }
 
-// TestRecordedConversation runs the five questions in one conversation and
+// TestRecordedConversation runs the five questions about the demo project
+// (acme/teapot, as `commitea demo` serves it) in one conversation and
 // logs each prompt's size: every prompt stays under 6,000 tokens, later
 // prompts carry the summaries of earlier turns, and every answer is
 // confirmed against its turn's data.
 func TestRecordedConversation(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, smallShape)
+	f := newDemoFixture(t)
+	conversation := conversationFor(t, f)
 	small := modeltest.NewOpenAI(t)
-	scriptConversation(t, small)
+	scriptConversation(t, small, conversation)
 	r := f.reginald(t, small, nil)
 	id := ""
 	var log strings.Builder

@@ -163,6 +163,7 @@ type turn struct {
 	results []json.RawMessage
 	model   time.Duration
 	prompt  string // the user part of the first prompt: header, memory, question
+	data    []any  // this turn's tool data, read for facts only when an answer is checked
 }
 
 // Ask answers one question for a caller. Failures are *tools.Error:
@@ -351,9 +352,7 @@ func (r *Reginald) read(ctx context.Context, t *turn, call models.FunctionCall) 
 	if terr != nil {
 		return errorMessage(terr), ""
 	}
-	if err := t.facts.AddValue(env.Data); err != nil {
-		r.log().WarnContext(ctx, "facts of a tool result", slog.Any("error", err))
-	}
+	t.data = append(t.data, env.Data)
 	raw, err := json.Marshal(env)
 	if err != nil {
 		return errorMessage(tools.Errorf(tools.CodeInternal, "", "could not encode the result")), ""
@@ -452,6 +451,11 @@ func (r *Reginald) finish(t *turn, text string) {
 		t.out.Answer = "The model gave no answer; here is the data it read."
 		t.out.Data = t.results
 		return
+	}
+	for _, d := range t.data {
+		if err := t.facts.AddValue(d); err != nil {
+			r.log().Warn("facts of a tool result", slog.Any("error", err))
+		}
 	}
 	if err := prose.Check(text, t.facts); err != nil {
 		var ung *prose.UngroundedError
