@@ -14,7 +14,6 @@ import (
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
-	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/models/modeltest"
 	"github.com/commitea/commitea/worker/reginald"
 	"github.com/commitea/commitea/worker/tools"
@@ -263,8 +262,6 @@ func TestAskToolOverTheRegistry(t *testing.T) {
 	}
 }
 
-var _ = models.Small
-
 // TestPromptStaysInBudget: four large reads come to about 5,800 tokens;
 // under a budget of 4,000 the largest results are cut (with the
 // truncation marker) so every prompt stays within it.
@@ -296,4 +293,20 @@ func TestPromptStaysInBudget(t *testing.T) {
 		t.Errorf("no result was cut")
 	}
 	t.Logf("prompt tokens: %v", out.Stats.PromptTokens)
+}
+
+// TestModelFailure: a small model that fails answers MODEL_UNAVAILABLE
+// with the way around it, and nothing is kept of the turn.
+func TestModelFailure(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, storetest.ProjectShape{Open: 5, Done: 5, People: 1, Milestones: 1, Seed: 2})
+	small := modeltest.NewOpenAI(t, modeltest.Status(400, "model not loaded"))
+	_, err := f.reginald(t, small, nil).Ask(context.Background(), reader, reginald.AskInput{Question: "What next?", ConversationID: "c-fail"})
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Code != tools.CodeModelUnavailable || !strings.Contains(te.Message, "query_project directly") {
+		t.Fatalf("err = %v", err)
+	}
+	if turns, _ := store.RecentConversationTurns(context.Background(), f.pool, "c-fail", 5); len(turns) != 0 {
+		t.Errorf("a failed turn was kept: %+v", turns)
+	}
 }
