@@ -15,7 +15,8 @@
 // copied into the prompt wholesale. A prompt holds the question, a compact
 // project header (milestones, people, today's date) and this turn's tool
 // results; a conversation keeps only short summaries of its earlier turns,
-// in Postgres under its conversationId.
+// in Postgres under its conversationId and the caller's token name (the
+// same id under another token is another conversation).
 //
 // Guard rails: at most MaxToolCalls tool calls per question; tool results
 // are capped by the tools' own caps (a smaller list limit, long answers cut

@@ -196,7 +196,7 @@ func (r *Reginald) Ask(ctx context.Context, c tools.Caller, in AskInput) (AskOut
 	}
 	var memory []store.ConversationTurn
 	if r.Pool != nil && in.ConversationID != "" {
-		if memory, err = store.RecentConversationTurns(ctx, r.Pool, in.ConversationID, r.memoryTurns()); err != nil {
+		if memory, err = store.RecentConversationTurns(ctx, r.Pool, c.Name, in.ConversationID, r.memoryTurns()); err != nil {
 			return AskOutput{}, err
 		}
 	}
@@ -206,7 +206,7 @@ func (r *Reginald) Ask(ctx context.Context, c tools.Caller, in AskInput) (AskOut
 		return AskOutput{}, err
 	}
 	if r.Pool != nil {
-		if _, err := store.AppendConversationTurn(ctx, r.Pool, t.out.ConversationID, in.Project, summarize(t)); err != nil {
+		if _, err := store.AppendConversationTurn(ctx, r.Pool, c.Name, t.out.ConversationID, in.Project, summarize(t)); err != nil {
 			// The answer stands without its memory; say so in the log.
 			r.log().WarnContext(ctx, "store conversation turn", slog.String("conversation", t.out.ConversationID), slog.Any("error", err))
 		}

@@ -256,9 +256,21 @@ func TestAskToolOverTheRegistry(t *testing.T) {
 	if _, terr := reg.Call(context.Background(), reader, "ask", json.RawMessage(`{"question":"hi","bogus":1}`)); terr == nil || terr.Field != "bogus" {
 		t.Fatalf("unknown field: %v", terr)
 	}
-	turns, err := store.RecentConversationTurns(context.Background(), f.pool, "c1", 5)
+	turns, err := store.RecentConversationTurns(context.Background(), f.pool, reader.Name, "c1", 5)
 	if err != nil || len(turns) != 1 || !strings.Contains(turns[0].Summary, "Q: hi") {
 		t.Fatalf("turns = %+v, %v", turns, err)
+	}
+	// The same id under another token is another conversation.
+	small.Push(modeltest.Text("Hello again.", 0, 0))
+	if _, terr := reg.Call(context.Background(), writer, "ask", json.RawMessage(`{"question":"hi there","conversationId":"c1"}`)); terr != nil {
+		t.Fatal(terr)
+	}
+	reqs := small.Requests()
+	if last := reqs[len(reqs)-1].LastUser(); strings.Contains(last, "[turn 1]") {
+		t.Errorf("another caller's conversation leaked into the prompt:\n%s", last)
+	}
+	if turns, _ := store.RecentConversationTurns(context.Background(), f.pool, writer.Name, "c1", 5); len(turns) != 1 || turns[0].Turn != 1 {
+		t.Errorf("writer's turns = %+v", turns)
 	}
 }
 
@@ -306,7 +318,7 @@ func TestModelFailure(t *testing.T) {
 	if !errors.As(err, &te) || te.Code != tools.CodeModelUnavailable || !strings.Contains(te.Message, "query_project directly") {
 		t.Fatalf("err = %v", err)
 	}
-	if turns, _ := store.RecentConversationTurns(context.Background(), f.pool, "c-fail", 5); len(turns) != 0 {
+	if turns, _ := store.RecentConversationTurns(context.Background(), f.pool, reader.Name, "c-fail", 5); len(turns) != 0 {
 		t.Errorf("a failed turn was kept: %+v", turns)
 	}
 }
