@@ -111,3 +111,24 @@ func TestNoHandOffAfterReading(t *testing.T) {
 		t.Errorf("the model was not told: %s", c[len(c)-1].Content)
 	}
 }
+
+// TestBraindumpGoesToCaptureWork: a braindump is handed to capture_work
+// with the PM's words; a capture_work that cannot answer (no big model
+// behind the tool service here) is reported as such, and nothing is filed.
+func TestBraindumpGoesToCaptureWork(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	const dump = "we need SSO: SAML for the big customers, a settings page, and docs"
+	small := modeltest.NewOpenAI(t, call("capture_work", `{"braindump":"SSO work"}`))
+	out, err := f.reginald(t, small, nil).Ask(context.Background(), writer, reginald.AskInput{Question: dump})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := out.Handoff
+	if h == nil || h.Tool != "capture_work" || !strings.Contains(string(h.Input), `"braindump":"`+dump+`"`) {
+		t.Fatalf("handoff = %+v", h)
+	}
+	if h.Error == nil || h.Error.Code != tools.CodeModelUnavailable || out.Proposal != nil || !strings.Contains(out.Answer, "Nothing was changed") {
+		t.Fatalf("answer = %+v", out)
+	}
+}
