@@ -51,7 +51,7 @@ func TestDirectiveIsRecordedPendingAndNothingChangesInGitea(t *testing.T) {
 		!strings.Contains(string(out.Proposal.Input), `"directiveId"`) || out.Proposal.Consequence == "" {
 		t.Fatalf("proposal = %+v", out.Proposal)
 	}
-	if !strings.Contains(out.Answer, "pending") || !strings.Contains(out.Answer, "Nothing changed in Gitea") {
+	if !strings.Contains(out.Answer, "pending until apply_changes") || !strings.Contains(out.Answer, "Nothing changed in Gitea") {
 		t.Errorf("answer = %q", out.Answer)
 	}
 	// The big model saw the declared schema and the PM's words.

@@ -115,10 +115,12 @@ func (r *Reginald) directiveAnswer(t *turn, env tools.Envelope) {
 	if b, err := json.Marshal(env.Data); err == nil {
 		_ = json.Unmarshal(b, &d)
 	}
-	t.out.Answer = fmt.Sprintf("I recorded this as directive %d, pending: %s. Nothing changed in Gitea; a person approves before anything is applied.", d.DirectiveID, strings.TrimSuffix(d.Summary, "."))
+	// The summary says whether the directive is pending or, for capacity
+	// and notes, already in effect on CommiTea's side.
+	t.out.Answer = fmt.Sprintf("I recorded this as directive %d: %s. Nothing changed in Gitea.", d.DirectiveID, strings.TrimSuffix(d.Summary, "."))
 	if batch := applyBatch(env.Instruction); batch != nil {
 		t.out.Proposal = &Proposal{Tool: "apply_changes", Input: batch, Consequence: d.Summary}
-		t.out.Answer += " To carry it out, send the proposed apply_changes batch once it is approved."
+		t.out.Answer += " To carry it out, a person approves and sends the proposed apply_changes batch."
 	}
 }
 
