@@ -95,7 +95,13 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
-	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
+	// One model router for the tools and the standups: one budget, one
+	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
+	languageModels, err := m.modelRouter(cfg, pool)
+	if err != nil {
+		return err
+	}
+	standups, err := m.addStandupJobs(cfg, pool, gc, languageModels, workers)
 	if err != nil {
 		return err
 	}
@@ -156,6 +162,8 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
+	toolService := tools.NewService(pool, projects, m.logger)
+	toolService.Models, toolService.Engine = languageModels, engine
 	router := api.NewRouter(api.Config{
 		WebhookSecret: cfg.Gitea.WebhookSecret.Reveal(),
 		MaxBodyBytes:  cfg.Server.MaxBodyBytes,
@@ -163,7 +171,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		Decode:        gitea.DecodeDelivery,
 		Ready:         readiness(pool),
 		Log:           m.logger,
-		Tools:         tools.NewService(pool, projects, m.logger).Registry(),
+		Tools:         toolService.Registry(),
 		Tokens:        apiTokens(cfg.Tokens),
 		Version:       versionString(),
 	})
