@@ -390,6 +390,10 @@ func TestQueryProjectViews(t *testing.T) {
 			if !strings.Contains(o.instruction, fmt.Sprintf("#%d", int(num(t, now, "issue")))) {
 				t.Fatalf("instruction does not name the now issue: %s", o.instruction)
 			}
+			// Issue text is data: it never reaches the instruction.
+			if strings.Contains(o.instruction, str(t, now, "title")) {
+				t.Fatalf("instruction quotes an issue title: %s", o.instruction)
+			}
 			if num(t, o.data, "snapshot.version") < 1 {
 				t.Fatal("no snapshot version")
 			}
@@ -642,18 +646,35 @@ func TestQueryProjectViews(t *testing.T) {
 			t.Fatalf("standup = %s", short(o.data))
 		}
 	}}})
-	content := json.RawMessage(`{"drift":[{"milestone":1,"p80":{"from":"2026-12-20","to":"2026-12-22"}}],"people":[],"staleBlockers":[]}`)
-	if _, err := store.PutStandup(ctx, s.pool, store.Standup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
+	content := json.RawMessage(`{"project":"ceo/demo","day":"2026-11-30","drift":[{"milestone":1,"p80Before":"2026-12-20","p80After":"2026-12-22"}],
+		"plan":[{"login":"alice","now":[{"number":1001,"title":"Flaky login on Safari"}]},{"login":"bob"}],"staleBlockers":[],"baseline":{"at":"2026-11-30T09:00:00Z"}}`)
+	if _, _, err := store.InsertStandupOnce(ctx, s.pool, store.DailyStandup{ProjectID: s.project.ID, Day: toolNow, SnapshotVersion: 1, Content: content, Text: "v1.0 slipped two days."}); err != nil {
 		t.Fatal(err)
 	}
-	runCases(t, s, []toolCase{{name: "standup", input: `{"view":"standup","filters":{"assignee":"alice"}}`, check: func(t *testing.T, o outcome) {
-		if str(t, o.data, "standup.day") != "2026-11-30" || str(t, o.data, "standup.text") != "v1.0 slipped two days." || len(list(t, o.data, "standup.content.drift")) != 1 {
-			t.Fatalf("standup = %s", short(o.data))
-		}
-		if !strings.Contains(notes(o.data), "filter assignee does not apply to view standup") {
-			t.Fatalf("notes = %s", notes(o.data))
-		}
-	}}})
+	runCases(t, s, []toolCase{
+		{name: "standup", input: `{"view":"standup"}`, check: func(t *testing.T, o outcome) {
+			if str(t, o.data, "standup.day") != "2026-11-30" || str(t, o.data, "standup.text") != "v1.0 slipped two days." || len(list(t, o.data, "standup.content.drift")) != 1 {
+				t.Fatalf("standup = %s", short(o.data))
+			}
+			if len(list(t, o.data, "standup.content.plan")) != 2 || !strings.Contains(notes(o.data), "staleBlockers: no stale blocker") {
+				t.Fatalf("standup = %s, notes %s", short(o.data), notes(o.data))
+			}
+			if _, ok := get(t, o.data, "standup.content").(map[string]any)["baseline"]; ok {
+				t.Fatal("the baseline reached the view")
+			}
+		}},
+		{name: "standup/person", input: `{"view":"standup","filters":{"assignee":"alice","limit":1}}`, check: func(t *testing.T, o outcome) {
+			plan := list(t, o.data, "standup.content.plan")
+			if len(plan) != 1 || str(t, plan[0], "login") != "alice" {
+				t.Fatalf("alice's plan = %s", short(plan))
+			}
+		}},
+		{name: "standup/person-none", input: `{"view":"standup","filters":{"assignee":"carol"}}`, check: func(t *testing.T, o outcome) {
+			if len(list(t, o.data, "standup.content.plan")) != 0 || !strings.Contains(notes(o.data), "plan: carol has no plan") {
+				t.Fatalf("notes = %s", notes(o.data))
+			}
+		}},
+	})
 }
 
 func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
@@ -665,6 +686,8 @@ func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
 		{name: "capture_work/no-braindump", secret: writerSecret, tool: "capture_work", input: `{}`, code: tools.CodeInvalidInput, field: "braindump", status: 400},
 		{name: "capture_work/reader", secret: readerSecret, tool: "capture_work", input: `{"braindump":"x"}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "apply_changes/approved-without-approve", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeForbidden, field: "approved", status: 403},
+		{name: "apply_changes/approved", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeNotImplemented, status: 501},
 		{name: "apply_changes/reader", secret: readerSecret, tool: "apply_changes", input: `{"ops":[]}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes/bad-op-field", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1,"why":"x"}]}`, code: tools.CodeInvalidInput, field: "why", status: 400},
 		{name: "record_directive", secret: writerSecret, tool: "record_directive", input: `{"kind":"note","quote":"Ship it."}`, code: tools.CodeNotImplemented, status: 501},

@@ -9,9 +9,12 @@ package scheduler
 // same moment (SharedWorkingHours).
 //
 // The model is ln(actual/nominal) = mu + bias[label] + bias[person] + e.
-// Calibrate fits it robustly over the most recent samples (the last
-// CalibrationOptions.MaxSamples, default 200, finished within MaxAge, default
-// 365 days, of the newest one): mu is the median log ratio, sigma is
+// Calibrate fits it robustly over the most recent samples: those finished
+// within CalibrationOptions.MaxAge (default 365 days) of the newest one, at
+// most MaxSamples (default 1,000; a year rather than the last few hundred
+// issues, because on the shared histories a shorter window gave ranges that
+// were too narrow on the busiest projects: p80 coverage 0.70 instead of 0.79
+// on MESOS): mu is the median log ratio, sigma is
 // 1.4826 × the median absolute deviation (the MAD estimate of a normal
 // standard deviation, which one wild sample cannot move). A group's bias
 // (a label outside the est/ and p/ namespaces, or a person) is the median of
@@ -72,7 +75,7 @@ type Sample struct {
 // CalibrationOptions tunes Calibrate. The zero value means the documented
 // defaults.
 type CalibrationOptions struct {
-	MaxSamples int           // most recent samples used; default 200
+	MaxSamples int           // most recent samples used; default 1,000
 	MaxAge     time.Duration // samples finished this long before the newest are dropped; default 365 days
 	MinSamples int           // fewer samples than this is a cold start; default 10
 	PoolingK   float64       // shrinkage n/(n+k); default 5
@@ -80,7 +83,7 @@ type CalibrationOptions struct {
 
 func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	if o.MaxSamples <= 0 {
-		o.MaxSamples = 200
+		o.MaxSamples = 1000
 	}
 	if o.MaxAge <= 0 {
 		o.MaxAge = 365 * 24 * time.Hour
@@ -255,18 +258,19 @@ func SharedWorkingHours(intervals []WorkInterval, calendars map[string]Calendar)
 		}
 	}
 	for person, ivs := range byPerson {
-		cal := calendars[person]
-		shareSweep(ivs, 1, func(iv WorkInterval, from, to time.Time, share float64) {
-			out[iv.Number] += share * calendarWorkingHours(cal, from, to)
-		})
+		for i, h := range sharedHours(ivs, 1, calendars[person]) {
+			out[ivs[i].Number] += h
+		}
 	}
 	return out
 }
 
-// shareSweep walks the boundaries of ivs and calls fn for every interval
-// open on each elementary stretch, with its share min(1, capacity/open) of
-// the worker(s).
-func shareSweep(ivs []WorkInterval, capacity float64, fn func(iv WorkInterval, from, to time.Time, share float64)) {
+// sharedHours returns, for every interval of ivs, the working hours of cal
+// it got when capacity workers share their time equally among the open
+// intervals, at most one worker each: min(1, capacity/open) of every hour.
+// The share is the same for every interval open at a moment, so each
+// interval's total is a difference of one running sum.
+func sharedHours(ivs []WorkInterval, capacity float64, cal Calendar) []float64 {
 	type edge struct {
 		at   time.Time
 		open bool
@@ -274,7 +278,9 @@ func shareSweep(ivs []WorkInterval, capacity float64, fn func(iv WorkInterval, f
 	}
 	edges := make([]edge, 0, 2*len(ivs))
 	for i, iv := range ivs {
-		edges = append(edges, edge{iv.From, true, i}, edge{iv.To, false, i})
+		if iv.To.After(iv.From) {
+			edges = append(edges, edge{iv.From, true, i}, edge{iv.To, false, i})
+		}
 	}
 	sort.Slice(edges, func(a, b int) bool {
 		if !edges[a].at.Equal(edges[b].at) {
@@ -282,21 +288,21 @@ func shareSweep(ivs []WorkInterval, capacity float64, fn func(iv WorkInterval, f
 		}
 		return !edges[a].open && edges[b].open // close before open at the same instant
 	})
-	open := map[int]bool{}
-	for e := 0; e < len(edges); e++ {
-		ed := edges[e]
-		if ed.open {
-			open[ed.i] = true
-		} else {
-			delete(open, ed.i)
+	out := make([]float64, len(ivs))
+	open, total := 0, 0.0
+	for e, ed := range edges {
+		if e > 0 && open > 0 {
+			total += math.Min(1, capacity/float64(open)) * calendarWorkingHours(cal, edges[e-1].at, ed.at)
 		}
-		if e+1 < len(edges) && len(open) > 0 && edges[e+1].at.After(ed.at) {
-			share := math.Min(1, capacity/float64(len(open)))
-			for i := range open {
-				fn(ivs[i], ed.at, edges[e+1].at, share)
-			}
+		if ed.open {
+			open++
+			out[ed.i] = -total
+		} else {
+			open--
+			out[ed.i] += total
 		}
 	}
+	return out
 }
 
 // calendarDefaults fills the zero Calendar's documented default.

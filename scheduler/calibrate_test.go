@@ -120,7 +120,7 @@ func TestCalibrateUsesOnlyRecentSamplesAndIgnoresOrder(t *testing.T) {
 	for i := range 100 { // the oldest 100 are 3x slower
 		s[i].ActualHours *= 3
 	}
-	cal := Calibrate(s, CalibrationOptions{})
+	cal := Calibrate(s, CalibrationOptions{MaxSamples: 200})
 	if cal.N != 200 || math.Abs(math.Log(cal.GlobalMultiplier)) > 0.1 {
 		t.Errorf("N=%d multiplier=%.3f: old samples leaked in", cal.N, cal.GlobalMultiplier)
 	}
@@ -128,8 +128,11 @@ func TestCalibrateUsesOnlyRecentSamplesAndIgnoresOrder(t *testing.T) {
 	for i := range s {
 		rev[len(s)-1-i] = s[i]
 	}
-	if again := Calibrate(rev, CalibrationOptions{}); again.GlobalMultiplier != cal.GlobalMultiplier || again.Sigma != cal.Sigma {
+	if again := Calibrate(rev, CalibrationOptions{MaxSamples: 200}); again.GlobalMultiplier != cal.GlobalMultiplier || again.Sigma != cal.Sigma {
 		t.Error("calibration depends on sample order")
+	}
+	if all := Calibrate(s, CalibrationOptions{}); all.N != 300 {
+		t.Errorf("default window kept %d of 300 samples a few days apart", all.N)
 	}
 	old := Calibrate(s, CalibrationOptions{MaxAge: 50 * time.Hour})
 	if old.N != 51 {

@@ -45,14 +45,15 @@ package scheduler
 //     Friday, UTC), to one decimal. PDue counts trials finishing on or before
 //     the due instant.
 //   - Milestone quantiles are exact (nearest rank over all trials). Issue
-//     quantiles come from a 256-bucket histogram per issue whose range is set
-//     by a pilot of the first trials, interpolated inside the bucket: exact to
-//     a fraction of the issue's spread. Person load is the median over trials.
+//     quantiles come from a 128-bucket histogram per issue spanning twice the
+//     range of a pilot of the first 256 trials, interpolated inside the
+//     bucket: within 1.6% of that range of the exact value. Person load is
+//     the median over trials.
 //   - Dates are rounded to the minute.
 //   - Randomness: Options.Seed, or InputSeed(in) when 0; draws are keyed by
 //     (seed, issue number, trial), so the output is identical for identical
 //     inputs whatever Options.Workers, and a what-if reuses every draw it does
-//     not touch. Trials run in blocks of 32 on all cores; results are merged
+//     not touch. Trials run in blocks of 64 on all cores; results are merged
 //     as sums, never in completion order.
 //   - Calendars are precomputed over a horizon of four times the busiest
 //     person's expected load plus a year; beyond it work is extrapolated as if
@@ -98,18 +99,18 @@ func Run(in Input, opts Options) (Forecast, error) {
 
 // planItem is one schedulable open issue, in schedule order.
 type planItem struct {
-	key      uint64  // draw stream
-	scale    float32 // exp(mu) of its effort
-	spent    float32 // hours already spent, subtracted from the draw
-	tab      int32   // offset of its sigma table
-	lo       uint32  // first table slot (truncation at spent)
-	span     uint32  // drawTableSize - lo
-	person   int32   // index into plan.people, -1 for the team pool
-	poolSlot int32   // index among unassigned items, -1 when assigned
-	group    int32   // index into plan.groups
-	depLo    int32   // deps[depLo:depHi] are positions of its dependencies
-	depHi    int32
-	issue    int32 // index into Input.Issues
+	key        uint64  // draw stream
+	scale      float32 // exp(mu) of its effort
+	spent      float32 // hours already spent, subtracted from the draw
+	tab        int32   // offset of its sigma table
+	lo         uint32  // first table slot (truncation at spent)
+	span       uint32  // drawTableSize - lo
+	person     int32   // index into plan.people (-1 until planUnassigned picks one)
+	unassigned bool    // person chosen by planUnassigned
+	group      int32   // index into plan.groups
+	depLo      int32   // deps[depLo:depHi] are positions of its dependencies
+	depHi      int32
+	issue      int32 // index into Input.Issues
 }
 
 type planPerson struct {
@@ -139,7 +140,6 @@ type plan struct {
 	tls     []*timeline // per person, the kernel's copy of people[k].tl
 	pool    []int32
 	poolPos []int32 // per person: slot in pool, -1 when not in it
-	poolN   int
 	groups  []planGroup
 	unsched map[int64]string // open issue number -> reason
 	openIdx []int32          // open issues (Input.Issues indices) by number
@@ -180,11 +180,10 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 	for _, m := range in.Milestones {
 		milestones[m.ID] = m
 	}
-	for num, i := range byNumber {
+	for _, i := range byNumber {
 		if in.Issues[i].State != Done {
 			p.openIdx = append(p.openIdx, i)
 		}
-		_ = num
 	}
 	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmpInt64(in.Issues[a].Number, in.Issues[b].Number) })
 
@@ -390,15 +389,14 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 		it := planItem{
 			key: issueStream(p.seed, is.Number), scale: float32(math.Exp(mu)), spent: float32(spent),
 			tab: tab, lo: lo, span: drawTableSize - lo,
-			person: -1, poolSlot: -1, group: g, issue: i,
+			person: -1, group: g, issue: i,
 		}
 		mean := math.Exp(mu + sigma*sigma/2)
 		if is.Assignee != "" {
 			it.person = personIdx[is.Assignee]
 			meanByPerson[it.person] += mean
 		} else {
-			it.poolSlot = int32(p.poolN)
-			p.poolN++
+			it.unassigned = true
 			poolMean += mean
 		}
 		p.items = append(p.items, it)
@@ -470,8 +468,8 @@ func (p *plan) planUnassigned(personIdx map[string]int32, pinned map[int64]strin
 			ready = max(ready, fin[d])
 		}
 		if it.person < 0 {
-			number := p.in.Issues[it.issue].Number
-			if k, ok := personIdx[pinned[number]]; ok && pinned != nil && p.poolPos[k] >= 0 {
+			login, isPinned := pinned[p.in.Issues[it.issue].Number]
+			if k, onTeam := personIdx[login]; isPinned && onTeam && p.poolPos[k] >= 0 {
 				it.person = k
 			} else {
 				best := p.pool[0]
@@ -498,7 +496,7 @@ func (p *plan) planUnassigned(personIdx map[string]int32, pinned map[int64]strin
 func (p *plan) plannedAssignments() map[int64]string {
 	out := map[int64]string{}
 	for _, it := range p.items {
-		if it.poolSlot >= 0 {
+		if it.unassigned {
 			out[p.in.Issues[it.issue].Number] = p.people[it.person].login
 		}
 	}
@@ -662,7 +660,7 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		out.P50 = p.at(histQuantile(h, T, 0.50, grids[pos]))
 		out.P80 = p.at(histQuantile(h, T, 0.80, grids[pos]))
 		out.CriticalFreq = round3(float64(acc.crit[pos]) / float64(T))
-		if p.items[pos].poolSlot >= 0 {
+		if p.items[pos].unassigned {
 			out.Unassigned = true
 			out.Assignee = p.people[p.items[pos].person].login
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 // blockTrials is the number of trials one kernel pass schedules.
-const blockTrials = 32
+const blockTrials = 64
 
 // blockState is one worker's scratch space: one row of blockTrials values
 // per item, person or group, so every inner loop runs over a fixed-size
@@ -58,7 +58,10 @@ func (p *plan) newBlockState() *blockState {
 // runBlock schedules trials t0 .. t0+blockTrials-1 into s (callers use
 // the first nb; fixed-size loops are cheaper than the bounds checks of
 // variable ones).
-func (p *plan) runBlock(t0 int, s *blockState) {
+//
+// When hist is not nil the whole block counts: each item's finishes go into
+// its histogram (grids) while they are still in cache.
+func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
@@ -157,6 +160,13 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 				gfin[t], glast[t] = f, int32(pos)
 			}
 		}
+		if hist != nil {
+			h := (*[histBuckets]uint16)(hist[pos*histBuckets : (pos+1)*histBuckets])
+			g := grids[pos]
+			for _, f := range fin {
+				h[g.bucket(f)&(histBuckets-1)]++
+			}
+		}
 		if p.trace {
 			// Tests only: replay the lane to record where each item started.
 			for t := range B {
@@ -169,7 +179,7 @@ func (p *plan) runBlock(t0 int, s *blockState) {
 
 // Histogram layout for issue quantiles.
 const (
-	histBuckets = 256
+	histBuckets = 128
 	pilotTrials = 256
 )
 
@@ -188,24 +198,44 @@ func (g issueGrid) bucket(t float64) int {
 // outcome does not depend on which worker ran which trials.
 type workerAcc struct {
 	hist []uint32 // items × histBuckets
-	crit []uint32 // per item: trials on its group's critical chain
+	// counts is hist's working copy in 16 bits (half the cache footprint),
+	// added into hist before it can overflow: a block adds at most
+	// blockTrials to a bucket.
+	counts  []uint16
+	pending int      // blocks counted since the last flush
+	crit    []uint32 // per item: trials on its group's critical chain
+}
+
+// histogram counts the first nb trials of a block into the issues'
+// histograms (full blocks are counted by runBlock itself).
+func (p *plan) histogram(nb int, s *blockState, acc *workerAcc, grids []issueGrid) {
+	for pos := range p.items {
+		h := (*[histBuckets]uint16)(acc.counts[pos*histBuckets : (pos+1)*histBuckets])
+		for _, f := range s.fin[pos][:nb] {
+			h[grids[pos].bucket(f)&(histBuckets-1)]++
+		}
+	}
+}
+
+// maxPendingBlocks is how many blocks the 16-bit counts can take.
+const maxPendingBlocks = math.MaxUint16 / blockTrials
+
+// counted notes one more block in counts and flushes them into hist when
+// another could overflow them (or at the end, with final set).
+func (a *workerAcc) counted(final bool) {
+	a.pending++
+	if a.pending < maxPendingBlocks && !final {
+		return
+	}
+	for i, c := range a.counts {
+		a.hist[i] += uint32(c)
+	}
+	clear(a.counts)
+	a.pending = 0
 }
 
 // accumulate adds a scheduled block to acc and to the per-trial series.
-func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, grids []issueGrid, groupFin, personHours, personFree [][]float64) {
-	for pos := range p.items {
-		h := (*[histBuckets]uint32)(acc.hist[pos*histBuckets : (pos+1)*histBuckets])
-		g := grids[pos]
-		if nb == blockTrials {
-			for _, f := range &s.fin[pos] {
-				h[uint8(g.bucket(f))]++
-			}
-		} else {
-			for _, f := range s.fin[pos][:nb] {
-				h[uint8(g.bucket(f))]++
-			}
-		}
-	}
+func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, groupFin, personHours, personFree [][]float64) {
 	// Critical chains: from each group's last item, follow the binding
 	// predecessors back; an item counts when the chain is its own group's.
 	// A chain is a path (predecessors come earlier in the list), so nothing
@@ -254,7 +284,8 @@ func (p *plan) run() Forecast {
 	var wg sync.WaitGroup
 	for w := range workers {
 		acc := &workerAcc{
-			hist: make([]uint32, n*histBuckets), crit: make([]uint32, n),
+			hist: make([]uint32, n*histBuckets), counts: make([]uint16, n*histBuckets),
+			crit: make([]uint32, n),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -262,12 +293,19 @@ func (p *plan) run() Forecast {
 			for {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
+					acc.counted(true)
 					return
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
-				p.runBlock(t0, s)
-				p.accumulate(t0, nb, s, acc, grids, groupFin, personHours, personFree)
+				if nb == blockTrials {
+					p.runBlock(t0, s, acc.counts, grids)
+				} else {
+					p.runBlock(t0, s, nil, nil)
+					p.histogram(nb, s, acc, grids)
+				}
+				acc.counted(false)
+				p.accumulate(t0, nb, s, acc, groupFin, personHours, personFree)
 			}
 		})
 	}
@@ -284,9 +322,9 @@ func (p *plan) run() Forecast {
 }
 
 // pilot runs the first trials to size each issue's histogram: the range of
-// pilot finishes, widened by that range on each side, in power-of-two-hour
-// buckets aligned to the origin. Equal finishes give equal grids, so an
-// issue a what-if does not reach keeps its exact quantiles.
+// pilot finishes, widened by half that range on each side (finishes beyond
+// go to the end buckets, far from p10..p80). Equal finishes give equal
+// grids, so an issue a what-if does not reach keeps its exact quantiles.
 func (p *plan) pilot() []issueGrid {
 	const B = blockTrials
 	n := len(p.items)
@@ -315,7 +353,7 @@ func (p *plan) pilot() []issueGrid {
 					break
 				}
 				nb := min(B, trials-b*B)
-				p.runBlock(b*B, s)
+				p.runBlock(b*B, s, nil, nil)
 				for i := range n {
 					for _, f := range s.fin[i][:nb] {
 						l[i] = min(l[i], f)
@@ -335,12 +373,9 @@ func (p *plan) pilot() []issueGrid {
 	grids := make([]issueGrid, n)
 	for i := range grids {
 		span := hi[i] - lo[i]
-		from := max(0, lo[i]-span)
-		width := 1.0 / 64
-		for width*histBuckets < (hi[i]+span)-from {
-			width *= 2
-		}
-		grids[i] = issueGrid{invW: 1 / width, base: math.Floor(from / width)}
+		from, to := max(0, lo[i]-span/2), hi[i]+span/2
+		width := max((to-from)/histBuckets, 1.0/64)
+		grids[i] = issueGrid{invW: 1 / width, base: from / width}
 	}
 	return grids
 }
@@ -358,7 +393,7 @@ type itemResult struct {
 func (p *plan) traceTrial(trial int) []itemResult {
 	p.trace = true
 	s := p.newBlockState()
-	p.runBlock(trial, s)
+	p.runBlock(trial, s, nil, nil)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
 		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}

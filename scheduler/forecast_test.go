@@ -349,7 +349,7 @@ func TestIssueQuantilesAccuracy(t *testing.T) {
 	s := p.newBlockState()
 	for t0 := 0; t0 < trials; t0 += blockTrials {
 		nb := min(blockTrials, trials-t0)
-		p.runBlock(t0, s)
+		p.runBlock(t0, s, nil, nil)
 		for pos := range p.items {
 			fins[pos] = append(fins[pos], s.fin[pos][:nb]...)
 		}
@@ -382,16 +382,16 @@ func TestOddTrialCounts(t *testing.T) {
 	}
 }
 
-// The kernel's incremental draws equal drawIndex trial by trial.
+// The kernel's block draws equal drawIndex trial by trial.
 func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 	in := genProject(1, genSpec{issues: 30, people: 2, steepingFrac: 0.5})
 	p, _ := newPlan(in, Options{Trials: 100, Seed: 8}, nil)
 	p.trace = true
 	s := p.newBlockState()
-	for _, t0 := range []int{0, 32, 64, 96} {
-		p.runBlock(t0, s)
+	for _, t0 := range []int{0, 3, blockTrials, 2*blockTrials + 5} { // aligned and not
+		p.runBlock(t0, s, nil, nil)
 		for pos, it := range p.items {
-			for tr := range min(32, 100-t0) {
+			for tr := range blockTrials {
 				slot := it.lo + (drawIndex(it.key, t0+tr)*it.span)>>drawBits
 				want := float32(max(float64(it.scale)*float64(p.tables[int(it.tab)+int(slot)])-float64(it.spent), minRemainingHours))
 				if got := s.effort[pos][tr]; got != want {
@@ -432,5 +432,20 @@ func TestRunEdgeCases(t *testing.T) {
 		if is.Number == 4 && (is.Assignee != "ann" || !is.Unassigned) {
 			t.Errorf("unassigned work goes to the team: %+v", is)
 		}
+	}
+}
+
+// The 16-bit working counts reach the 32-bit histogram before they can
+// overflow, however many trials run.
+func TestHistogramCountsFlush(t *testing.T) {
+	a := &workerAcc{hist: make([]uint32, histBuckets), counts: make([]uint16, histBuckets)}
+	const blocks = 3*maxPendingBlocks + 5
+	for range blocks {
+		a.counts[7] += blockTrials // the worst case: a whole block in one bucket
+		a.counted(false)
+	}
+	a.counted(true)
+	if got, want := a.hist[7], uint32(blocks*blockTrials); got != want {
+		t.Fatalf("bucket holds %d, want %d", got, want)
 	}
 }

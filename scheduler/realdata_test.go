@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func realDataBacktests(t testing.TB, opts BacktestOptions) ([]string, []Backtest
 		t.Skip("no jira-history files")
 	}
 	sort.Strings(files)
+	if only := os.Getenv("COMMITEA_BACKTEST_ONLY"); only != "" {
+		files = slices.DeleteFunc(files, func(f string) bool { return !strings.Contains(filepath.Base(f), only) })
+	}
 	var names []string
 	var results []BacktestResult
 	for _, f := range files {
@@ -72,19 +76,28 @@ func realDataBacktests(t testing.TB, opts BacktestOptions) ([]string, []Backtest
 }
 
 // BenchmarkRealDataBacktest is the real-data backtest report (one
-// iteration is the whole replay, so run it with -benchtime=1x):
+// iteration is the whole replay, so run it with -benchtime=1x; env
+// COMMITEA_BACKTEST_TRIALS, _SEED and _ONLY (a file name part) vary it):
 //
 //	go test ./scheduler -run '^$' -bench RealDataBacktest -benchtime=1x
 func BenchmarkRealDataBacktest(t *testing.B) {
 	var names []string
 	var results []BacktestResult
 	var pooled BacktestResult
+	opts := BacktestOptions{Trials: 400}
+	if v, err := strconv.Atoi(os.Getenv("COMMITEA_BACKTEST_TRIALS")); err == nil {
+		opts.Trials = v
+	}
+	if v, err := strconv.ParseUint(os.Getenv("COMMITEA_BACKTEST_SEED"), 10, 64); err == nil {
+		opts.Seed = v
+	}
 	for t.Loop() {
-		names, results, pooled = realDataBacktests(t, BacktestOptions{Trials: 400})
+		names, results, pooled = realDataBacktests(t, opts)
 	}
 	var b strings.Builder
 	writeBacktestTable(&b, append(names, "pooled"), append(results, pooled))
-	t.Log("\n" + b.String())
+	// Printed, not logged: benchmark logs are cut after ten lines.
+	fmt.Print(b.String())
 	if pooled.P80Coverage < 0.75 || pooled.P80Coverage > 0.90 {
 		t.Errorf("pooled p80 coverage %.3f outside [0.75, 0.90]", pooled.P80Coverage)
 	}

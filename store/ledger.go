@@ -9,44 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Standup is one stored daily standup of a project.
-type Standup struct {
-	ID              int64
-	ProjectID       int64
-	Day             time.Time
-	SnapshotVersion int64
-	Content         json.RawMessage
-	Text            string
-	CreatedAt       time.Time
-}
-
-// PutStandup stores a project's standup for its day, replacing one already
-// stored for that day.
-func PutStandup(ctx context.Context, q DBTX, s Standup) (int64, error) {
-	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO standups (project_id, day, snapshot_version, content, text) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (project_id, day) DO UPDATE SET snapshot_version = EXCLUDED.snapshot_version,
-		content = EXCLUDED.content, text = EXCLUDED.text, created_at = now()
-		RETURNING id`, s.ProjectID, s.Day, s.SnapshotVersion, s.Content, s.Text).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("put standup of project %d: %w", s.ProjectID, err)
-	}
-	return id, nil
-}
-
-// LatestStandup returns a project's newest standup, or ErrNotFound.
-func LatestStandup(ctx context.Context, q DBTX, projectID int64) (Standup, error) {
-	s := Standup{ProjectID: projectID}
-	err := q.QueryRow(ctx, `SELECT id, day, snapshot_version, content, text, created_at FROM standups
-		WHERE project_id = $1 ORDER BY day DESC, id DESC LIMIT 1`, projectID).
-		Scan(&s.ID, &s.Day, &s.SnapshotVersion, &s.Content, &s.Text, &s.CreatedAt)
-	if noRows(err) {
-		return Standup{}, fmt.Errorf("standup of project %d: %w", projectID, ErrNotFound)
-	}
-	if err != nil {
-		return Standup{}, fmt.Errorf("standup of project %d: %w", projectID, err)
-	}
-	return s, nil
+// LatestStandup returns a project's newest standup, or ErrNotFound; the
+// standup view serves it.
+func LatestStandup(ctx context.Context, q DBTX, projectID int64) (DailyStandup, error) {
+	return scanStandup(q.QueryRow(ctx, `SELECT id, project_id, day, snapshot_version, content, text, created_at
+		FROM standups WHERE project_id = $1 ORDER BY day DESC, id DESC LIMIT 1`, projectID), projectID)
 }
 
 // Directive statuses.

@@ -155,33 +155,34 @@ type SearchHit struct {
 }
 
 // SearchIssues runs a web-search-style query (quoted phrases, OR, -word)
-// against the issues' tsvector and returns the best hits and how many match.
+// against the issues' tsvector and returns the best hits and how many match,
+// in one statement; snippets are cut only for the hits returned.
 func SearchIssues(ctx context.Context, q DBTX, projectID int64, s SearchQuery) ([]SearchHit, int, error) {
-	const where = `project_id = $1 AND search @@ websearch_to_tsquery('english', $2)
-		AND ($3 = '' OR EXISTS (SELECT 1 FROM unnest(assignees) a WHERE lower(a) = lower($3)))
-		AND ($4 = '' OR EXISTS (SELECT 1 FROM unnest(labels) l WHERE lower(l) = lower($4)))
-		AND ($5::bigint[] IS NULL OR number = ANY($5))`
 	var numbers any
 	if s.Numbers != nil {
 		numbers = s.Numbers
 	}
-	hits, err := collectArgs(ctx, q, `SELECT number, is_pull, title, state,
-		ts_rank(search, websearch_to_tsquery('english', $2)),
-		ts_headline('english', body, websearch_to_tsquery('english', $2), 'MaxWords=20, MinWords=8, MaxFragments=1')
-		FROM issues WHERE `+where+` ORDER BY 5 DESC, number LIMIT $6`, func(r pgx.Rows) (SearchHit, error) {
+	var total int
+	hits, err := collectArgs(ctx, q, `WITH query AS (SELECT websearch_to_tsquery('english', $2) AS q),
+	hits AS (
+		SELECT i.number, i.is_pull, i.title, i.state, i.body, ts_rank(i.search, query.q) AS rank, count(*) OVER () AS total
+		FROM issues i, query
+		WHERE i.project_id = $1 AND i.search @@ query.q
+		AND ($3 = '' OR EXISTS (SELECT 1 FROM unnest(i.assignees) a WHERE lower(a) = lower($3)))
+		AND ($4 = '' OR EXISTS (SELECT 1 FROM unnest(i.labels) l WHERE lower(l) = lower($4)))
+		AND ($5::bigint[] IS NULL OR i.number = ANY($5))
+		ORDER BY rank DESC, i.number LIMIT $6)
+	SELECT number, is_pull, title, state, rank,
+		ts_headline('english', body, query.q, 'MaxWords=20, MinWords=8, MaxFragments=1'), total
+	FROM hits, query ORDER BY rank DESC, number`, func(r pgx.Rows) (SearchHit, error) {
 		var h SearchHit
 		var rank float32
-		err := r.Scan(&h.Number, &h.IsPull, &h.Title, &h.State, &rank, &h.Snippet)
+		err := r.Scan(&h.Number, &h.IsPull, &h.Title, &h.State, &rank, &h.Snippet, &total)
 		h.Rank = float64(rank)
 		return h, err
 	}, projectID, s.Text, s.Assignee, s.Label, numbers, s.Limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search project %d: %w", projectID, err)
-	}
-	var total int
-	err = q.QueryRow(ctx, `SELECT count(*) FROM issues WHERE `+where, projectID, s.Text, s.Assignee, s.Label, numbers).Scan(&total)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count search hits in project %d: %w", projectID, err)
 	}
 	return hits, total, nil
 }

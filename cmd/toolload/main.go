@@ -56,6 +56,7 @@ type options struct {
 	maxRate    float64
 	p99        time.Duration
 	milestones int
+	factor     float64
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -68,6 +69,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of the main run")
 	fs.DurationVar(&o.stepFor, "step", 5*time.Second, "length of each step of the rate search (0 skips it)")
 	fs.Float64Var(&o.maxRate, "max-rate", 6400, "highest rate the search tries")
+	fs.Float64Var(&o.factor, "factor", 1.5, "rate multiplier between search steps")
 	fs.DurationVar(&o.p99, "p99", 15*time.Millisecond, "p99 bound of the rate search")
 	settle := fs.Duration("settle", 0, "wait this long after the recompute before loading (lets autovacuum finish)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the main run to `file`")
@@ -159,7 +161,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "rate search: %s per step, p99 bound %s\n", o.stepFor, o.p99)
 	best := 0.0
-	for rate := o.rate; rate <= o.maxRate; rate *= 2 {
+	if o.factor <= 1 {
+		return fmt.Errorf("-factor must be above 1")
+	}
+	for rate := o.rate; rate <= o.maxRate; rate *= o.factor {
 		r := load(ctx, client, base, rate, o.stepFor, o.milestones)
 		all := r.all()
 		held := all.errors == 0 && all.p(0.99) < o.p99 && r.achieved >= 0.95*rate
@@ -170,7 +175,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		best = rate
 	}
-	fmt.Fprintf(out, "highest rate held with p99 under %s: %.0f req/s (doubling steps)\n", o.p99, best)
+	fmt.Fprintf(out, "highest rate held with p99 under %s: %.0f req/s (steps of x%g)\n", o.p99, best, o.factor)
 	return nil
 }
 

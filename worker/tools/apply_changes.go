@@ -124,7 +124,10 @@ func (s *Service) applyChangesTool() Tool {
 		false, true, applyChangesInputSchema, applyChangesOutputSchema, s.applyChanges)
 }
 
-func (s *Service) applyChanges(_ context.Context, _ Caller, in ApplyChangesInput) (Answer[ApplyChangesOutput], error) {
+func (s *Service) applyChanges(_ context.Context, c Caller, in ApplyChangesInput) (Answer[ApplyChangesOutput], error) {
+	if in.Approved && !c.Has(ScopeApprove) {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeForbidden, "approved", "token %q lacks the approve scope that approved: true needs; nothing was changed", c.Name)
+	}
 	if _, err := s.project(in.Project); err != nil {
 		return Answer[ApplyChangesOutput]{}, err
 	}

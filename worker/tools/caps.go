@@ -27,6 +27,14 @@ const (
 	MaxBodyBytes    = 4000
 	MaxCommentBytes = 1000
 	MaxSnippetBytes = 300
+	// MaxStandupTextBytes bounds a standup's prose; its content holds the
+	// numbers.
+	MaxStandupTextBytes = 8000
+	// MaxQueryBytes bounds search text.
+	MaxQueryBytes = 500
+	// CommentsShown is how many of the latest comments the issue view
+	// carries.
+	CommentsShown = 5
 )
 
 // NewCaps reads a requested limit: nil means the default; below 1 is

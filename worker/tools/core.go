@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -71,7 +72,9 @@ func Errorf(code, field, format string, args ...any) *Error {
 
 // Envelope is every successful answer: the payload, one sentence telling the
 // calling agent its sensible next step, and a safety note when an action
-// needs a person.
+// needs a person. Instructions are CommiTea's own words: they name issues
+// and milestones by number and never quote issue text, which is data that
+// anyone with a Gitea account can write.
 type Envelope struct {
 	Data        any    `json:"data"`
 	Instruction string `json:"instruction"`
@@ -149,7 +152,7 @@ func Declare[In, Out any](name, description string, readOnly, destructive bool, 
 	return Tool{
 		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive, inputs: inputs,
 		InputSchema: json.RawMessage(inputSchema), OutputSchema: json.RawMessage(outputSchema),
-		InputType: fmt.Sprintf("%T", *new(In)), OutputType: fmt.Sprintf("%T", *new(Out)),
+		InputType: reflect.TypeFor[In]().String(), OutputType: reflect.TypeFor[Out]().String(),
 		call: func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
 			var in In
 			if err := decodeStrict(raw, &in); err != nil {

@@ -65,9 +65,9 @@ func (q *query) focus() (Answer[any], error) {
 	var instr string
 	switch {
 	case out.Now != nil:
-		instr = fmt.Sprintf("Suggest #%d (%s) as the issue to work on now; the rationale says why, and view issue gives its details.", out.Now.Issue, out.Now.Title)
+		instr = fmt.Sprintf("Suggest #%d as the issue to work on now; the rationale says why, and view issue gives its details.", out.Now.Issue)
 	case len(out.Next) > 0:
-		instr = fmt.Sprintf("Suggest #%d (%s) next; the rationale says why.", out.Next[0].Issue, out.Next[0].Title)
+		instr = fmt.Sprintf("Suggest #%d next; the rationale says why.", out.Next[0].Issue)
 	case len(out.Later) > 0:
 		instr = "Nothing can start now: the later list says what blocks each issue; unblock, estimate or triage them."
 	default:

@@ -81,9 +81,6 @@ type IssueRange struct {
 	Assignee     string  `json:"scheduledFor,omitempty"`
 }
 
-// commentsShown bounds the latest comments the issue view carries.
-const commentsShown = 5
-
 func (q *query) issue(ctx context.Context) (Answer[any], error) {
 	if q.f.IssueID == nil {
 		return Answer[any]{}, Errorf(CodeInvalidInput, "filters.issueId", "view issue needs filters.issueId (the issue number)")
@@ -95,7 +92,7 @@ func (q *query) issue(ctx context.Context) (Answer[any], error) {
 	if err != nil {
 		return Answer[any]{}, notFound(err, "filters.issueId", "issue #%d does not exist in %s (or is not mirrored yet); use view search to find it", n, q.v.Project.FullName())
 	}
-	comments, total, err := store.LatestComments(ctx, pool, pid, n, commentsShown)
+	comments, total, err := store.LatestComments(ctx, pool, pid, n, CommentsShown)
 	if err != nil {
 		return Answer[any]{}, err
 	}

@@ -110,9 +110,9 @@ func (q *query) milestone() (Answer[any], error) {
 		q.caps.Note("cone: no forecast range; the milestone has no open schedulable work in the latest snapshot")
 	}
 	out.Meta = q.meta()
-	instr := fmt.Sprintf("Report milestone %s as a range (p50 %s, p80 %s) against its due date; the first issues drive the date.", out.Title, rangeP50(out.Cone), rangeP80(out.Cone))
+	instr := fmt.Sprintf("Report milestone %d as a range (p50 %s, p80 %s) against its due date; the first issues drive the date.", id, rangeP50(out.Cone), rangeP80(out.Cone))
 	if out.Stats.SlackDays < 0 && out.Due != "" {
-		instr = fmt.Sprintf("Milestone %s is at risk: p80 is %.1f working days past due %s; propose scope or priority changes with record_directive.", out.Title, -out.Stats.SlackDays, out.Due)
+		instr = fmt.Sprintf("Milestone %d is at risk: p80 is %.1f working days past due %s; propose scope or priority changes with record_directive.", id, -out.Stats.SlackDays, out.Due)
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
 }

@@ -51,7 +51,7 @@ var viewFilters = map[string][]string{
 	"runway":      {"milestoneId", "assignee", "limit"},
 	"calibration": {"assignee", "label", "limit"},
 	"directives":  {"limit"},
-	"standup":     {},
+	"standup":     {"assignee", "limit"},
 	"search":      {"query", "milestoneId", "state", "assignee", "label", "limit"},
 }
 

@@ -83,7 +83,7 @@ func (q *query) runway() (Answer[any], error) {
 	var risky []string
 	for _, m := range out.Milestones {
 		if m.AtRisk {
-			risky = append(risky, m.Title)
+			risky = append(risky, fmt.Sprintf("milestone %d", m.ID))
 		}
 	}
 	instr := "Report each milestone as its p50–p80 band against the due date; all are within their due dates at p80."

@@ -29,16 +29,13 @@ type SearchItem struct {
 	Snippet string `json:"snippet,omitempty"`
 }
 
-// maxQueryBytes bounds the search text.
-const maxQueryBytes = 500
-
 func (q *query) search(ctx context.Context) (Answer[any], error) {
 	text := strings.TrimSpace(q.f.Query)
 	if text == "" {
 		return Answer[any]{}, Errorf(CodeInvalidInput, "filters.query", "view search needs filters.query (free text)")
 	}
-	if len(text) > maxQueryBytes {
-		return Answer[any]{}, Errorf(CodeInvalidInput, "filters.query", "filters.query is %d bytes; keep it under %d", len(text), maxQueryBytes)
+	if len(text) > MaxQueryBytes {
+		return Answer[any]{}, Errorf(CodeInvalidInput, "filters.query", "filters.query is %d bytes; keep it under %d", len(text), MaxQueryBytes)
 	}
 	sq := store.SearchQuery{Text: text, Assignee: q.f.Assignee, Label: q.f.Label, Limit: q.caps.Limit}
 	// Lifecycle state and milestone live in the snapshot and mirror heads:
