@@ -44,21 +44,16 @@ func (f *Forecaster) EngineInput(ctx context.Context, projectID int64) (schedule
 }
 
 // WhatIf forecasts a project's current input with and without changes,
-// with the Forecaster's trial count.
+// with the recompute's trial count (and the seed derived from the input,
+// as the recompute's), so both draw the same samples.
 func (f *Forecaster) WhatIf(ctx context.Context, projectID int64, changes []scheduler.Change) (scheduler.WhatIfResult, error) {
 	in, err := f.EngineInput(ctx, projectID)
 	if err != nil {
 		return scheduler.WhatIfResult{}, err
 	}
-	res, err := scheduler.WhatIf(in, changes, f.WhatIfOptions())
+	res, err := scheduler.WhatIf(in, changes, scheduler.Options{Trials: f.Trials})
 	if err != nil {
 		return scheduler.WhatIfResult{}, fmt.Errorf("what-if on project %d: %w", projectID, err)
 	}
 	return res, nil
-}
-
-// WhatIfOptions are the forecast options a what-if of this Forecaster uses:
-// the recompute's, so both draw the same samples.
-func (f *Forecaster) WhatIfOptions() scheduler.Options {
-	return scheduler.Options{Trials: f.Trials}
 }

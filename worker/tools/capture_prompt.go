@@ -92,7 +92,7 @@ func captureUserMessage(v *projectView, similar []similarIssue, in CaptureWorkIn
 	if len(in.Answers) > 0 {
 		b.WriteString("<answers>\n")
 		for _, a := range in.Answers {
-			fmt.Fprintf(&b, "Q: %s\nA: %s\n", neutraliseTags(oneLine(a.Question)), neutraliseTags(strings.TrimSpace(a.Answer)))
+			fmt.Fprintf(&b, "Q: %s\nA: %s\n", neutraliseTags(flatLine(a.Question)), neutraliseTags(strings.TrimSpace(a.Answer)))
 		}
 		b.WriteString("</answers>\n")
 	}
@@ -168,13 +168,13 @@ func neutraliseTags(s string) string {
 // quoteData renders a one-line title as a JSON string, so its end is
 // unambiguous.
 func quoteData(s string) string {
-	b, err := json.Marshal(neutraliseTags(oneLine(Truncate(s, 200))))
+	b, err := json.Marshal(neutraliseTags(flatLine(Truncate(s, 200))))
 	if err != nil {
 		return `""`
 	}
 	return string(b)
 }
 
-func oneLine(s string) string {
+func flatLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
