@@ -213,7 +213,7 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 	if len(ans.Issues) == 0 {
 		return none, Errorf(CodeModelInvalidOutput, "", "capture_work: the model proposed no issues; add detail to the braindump and try again")
 	}
-	issues, dropped := proposedIssues(v, ans.Issues)
+	issues, dropped, notes := proposedIssues(v, ans.Issues)
 	res, err := s.Engine.WhatIf(ctx, p.ID, addIssueChanges(issues))
 	if err != nil {
 		return none, fmt.Errorf("capture_work: consequence of the proposal: %w", err)
@@ -226,6 +226,9 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 		"file it with apply_changes, passing proposal.issues as ops unchanged (a negative dep -k is the k-th proposed issue)."
 	if len(dropped) > 0 {
 		instr += " Removed from the model's answer because they do not exist here: " + strings.Join(dropped, "; ") + "."
+	}
+	if len(notes) > 0 {
+		instr += " Also: " + strings.Join(notes, "; ") + "."
 	}
 	return Answer[CaptureWorkOutput]{
 		Data:        CaptureWorkOutput{Proposal: &CaptureProposal{Issues: issues, Consequence: res.Consequence}},
@@ -328,15 +331,21 @@ func cleanQuestions(qs []string) []string {
 
 // proposedIssues turns the model's items into create_issue ops, keeping
 // only references the mirror has: an open milestone, an existing issue,
-// an earlier proposed issue. What it drops it names.
-func proposedIssues(v *projectView, items []captureModelItem) ([]ProposedIssue, []string) {
+// an earlier proposed issue. What it drops it names; notes name proposed
+// issues titled like an open one.
+func proposedIssues(v *projectView, items []captureModelItem) (issues []ProposedIssue, dropped, notes []string) {
 	openMilestone := map[int64]bool{}
 	for _, m := range v.Milestones {
 		if m.State == "open" {
 			openMilestone[m.ID] = true
 		}
 	}
-	var dropped []string
+	openTitle := map[string]int64{}
+	for _, h := range v.Heads {
+		if h.State == "open" && !h.IsPull {
+			openTitle[strings.ToLower(flatLine(h.Title))] = h.Number
+		}
+	}
 	out := make([]ProposedIssue, 0, len(items))
 	for k, it := range items {
 		pi := ProposedIssue{
@@ -349,6 +358,10 @@ func proposedIssues(v *projectView, items []captureModelItem) ([]ProposedIssue, 
 		}
 		if pi.Priority != "" {
 			pi.Labels = append(pi.Labels, pi.Priority)
+		}
+		if n, ok := openTitle[strings.ToLower(flatLine(pi.Title))]; ok {
+			// Kept (the PM decides), but said: the model was told not to.
+			notes = append(notes, fmt.Sprintf("issue %d has the title of open #%d; check it is not a duplicate", k+1, n))
 		}
 		if it.Milestone != nil {
 			if openMilestone[*it.Milestone] {
@@ -379,7 +392,7 @@ func proposedIssues(v *projectView, items []captureModelItem) ([]ProposedIssue, 
 		}
 		out = append(out, pi)
 	}
-	return out, dropped
+	return out, dropped, notes
 }
 
 // addIssueChanges is the what-if of filing the proposal: one add_issue per
