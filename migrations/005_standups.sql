@@ -1,19 +1,6 @@
--- Standups: the daily report and its delivery to each configured sink.
---
--- The standups table belongs to 003_tools.sql (the agent tools' migration,
--- whose standup view serves the latest row). It is repeated here, with the
--- same definition and IF NOT EXISTS, only so that this migration stands on
--- its own where 003 is not present; where 003 ran first this is a no-op.
-CREATE TABLE IF NOT EXISTS standups (
-    id               bigserial PRIMARY KEY,
-    project_id       bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
-    day              date NOT NULL,
-    snapshot_version bigint NOT NULL DEFAULT 0,
-    content          jsonb NOT NULL,
-    text             text NOT NULL DEFAULT '',
-    created_at       timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (project_id, day)
-);
+-- Standups: delivery bookkeeping. The standups themselves are rows of the
+-- standups table (003_tools.sql): one per project and local day, written
+-- once by the daily job (store.InsertStandupOnce).
 
 -- One row per project, local day and sink: the delivery bookkeeping that
 -- makes each sink get a day's standup exactly once. A row is written in

@@ -2,5 +2,118 @@
 // effort calibration, the Monte Carlo schedule, focus and runway, what-if
 // and backtest. It takes plain structs and a seed and returns plain structs;
 // it imports only the standard library and gonum, so it runs and benchmarks
-// without a database.
+// without a database. Where the design left a choice open, the choice is
+// written down here.
+//
+// # Lifecycle
+//
+// Infer evaluates every issue of a project at one instant with a single
+// rule, which Replay also applies step by step to rebuild an issue's
+// transitions from its Gitea timeline, so live ingest (Diff; the worker
+// cites "delivery:<id>") and backfill ("timeline:<event id>") agree. First
+// match wins: done (closed; discarded when a wontfix, duplicate, invalid or
+// not-planned label, or a scoped label ending so, is present, case and
+// punctuation ignored), in_review (an open pull request closes it by keyword
+// close/closes/closed, fix/fixes/fixed, resolve/resolves/resolved + "#N", or
+// its head branch is the issue's ref), steeping (assigned), triage (an
+// estimate, an explicit p/0..p/3 or a milestone), diagnosis. Flags, on open
+// issues: blocked (an open dependency in this repository; other repositories
+// are not followed), stale (steeping with at least 3 whole working days
+// without activity between the last activity's date and today on the first
+// assignee's calendar), missing_estimate, and unschedulable with the first
+// reason of cycle, missing_dependency, too_large (est/xxl, est/xxxl, ...,
+// est/2xl, ...; other unknown est/* values are only a missing estimate),
+// inherited by issues that depend on an unschedulable one. Every value
+// carries its provenance ("label:est/m", "pr:#12 closes #5",
+// "assignee:alice"). Pull requests get no status of their own.
+//
+// # Calibration
+//
+// A sample is a done, non-discarded issue that carries an estimate; actual
+// effort is tracked time, else the working hours in steeping/in_review
+// shared equally among the assignee's concurrent issues
+// (SharedWorkingHours). ln(actual/nominal) = mu + label bias + person bias +
+// e is fitted over the last year of samples (at most 1,000): mu = median,
+// sigma = 1.4826·MAD; a label (outside est/ and p/) or person bias is its
+// median residual shrunk by n/(n+5), groups of one ignored. Under 10
+// samples is a cold start with priors derived from public data in
+// TestRealDataPriors: multiplier 1.0 and sigma 1.63 (2,480 Jira issues,
+// ln(spent/estimate) median 0.00, MAD-sigma 1.63), 1.42 h per story point
+// (median in-progress working hours per point over 6,594 issues).
+//
+// # Monte Carlo schedule
+//
+// Run forecasts open work. Each trial draws every open issue's effort from
+// its calibrated lognormal (Calibration.EffortParams of the estimate's
+// nominal hours; an issue without an estimate counts as est/m with a 1.5x
+// wider sigma; a steeping or in-review issue with SpentHours draws its total
+// conditioned on exceeding them, by inverse CDF, and schedules the
+// remainder), then list-schedules it: one fixed work order (priority, hard
+// deadline, earliest milestone due, already started, number; dependencies
+// pulled ahead of their dependents); each person works their share in that
+// order, one issue at a time, on their calendar (a window from 09:00 local
+// for HoursPerDay hours on WorkingDays, minus holidays and time off; the
+// zero Calendar is 6 h Monday to Friday, UTC); an issue starts when all its
+// dependencies are done. Unassigned issues go to whoever frees up first in a
+// planning pass at median effort and keep that person in every trial: giving
+// them out afresh per trial made bigger estimates finish some issues
+// earlier, which a forecast people trust must never do. Unknown
+// dependencies, cycles and estimates above est/xl make an issue, and what
+// depends on it, unschedulable with that reason.
+//
+// Output: per issue p10/p50/p80 and how often it is on its milestone's
+// critical chain; per milestone p10/p50/p80 of its last issue's finish, the
+// chance of meeting the due date and slack (due − p80 in working days of the
+// 6 h Monday–Friday team calendar); per person median load. Draws are keyed
+// by a counter hash of (seed, issue, trial) into lognormal tables, the seed
+// derived from the input unless given, so equal inputs give equal output
+// whatever the number of workers, and a what-if differs from its baseline
+// only where it reaches. Trials run in blocks of 64 on every core; issue
+// quantiles come from 128-bucket histograms sized by a 256-trial pilot,
+// milestone quantiles are exact.
+//
+// # Focus, runway and what-if
+//
+// Focus ranks a person's (or the team's) issues by priority, hard deadline,
+// milestone risk, critical-chain frequency, issues unblocked and p50;
+// blocked issues wait in Later; Now is the issue in progress or the top one;
+// each item has a one-line rationale from those factors. Runway lists each
+// milestone's p50–p80 band, due date and slack, and the team's weekly
+// capacity and load. WhatIf applies changes (estimate, priority, milestone,
+// due date, hardness, dependencies, close, proposed issues, capacity) to a
+// copy, forecasts both with the baseline's seed and planned assignments
+// (re-planned when capacity changes) and describes the difference, or says
+// "no change".
+//
+// # Backtest
+//
+// Backtest replays a history: cut-offs every 14 days after a 90-day warm-up
+// (at least 20 resolved), up to 180 days before the newest resolution. At
+// each one the work then open is forecast by Run from what was known then.
+// Histories show that open work is not done in creation order (the rank
+// correlation of creation and resolution is −0.2 to −0.6), so the team's
+// hours are shared among all open issues (k people, k = mean issues in
+// progress over the previous quarter), every open issue conditioned on the
+// share it has had; p90 extends p50→p80 lognormally. Scores: coverage of
+// p50/p80/p90, median relative width (p90−p10)/(p50−cutoff), and pinball
+// loss in days. The baseline resamples weekly throughput over the open queue
+// in creation order, as common forecasting tools do.
+//
+// On the shared Jira histories (400 trials, seed 1; "b." is the baseline):
+//
+//	history    cutoffs  items |   p50   p80   p90  width  pinball | b.p50 b.p80 b.p90  b.wid   b.pinb
+//	APSTUD          73   2395 | 0.746 0.936 0.987   8.80    290.7 | 0.405 0.463 0.490   1.07     69.1
+//	BE              52   1146 | 0.500 0.768 0.886   5.37     43.3 | 0.315 0.357 0.383   1.08     58.1
+//	CLOV           105   1297 | 0.635 0.894 0.961   6.27    237.9 | 0.383 0.466 0.506   1.31     80.5
+//	DAEMON          73    828 | 0.633 0.865 0.931   5.39    470.2 | 0.319 0.377 0.409   1.71    178.5
+//	MESOS          149  61533 | 0.439 0.794 0.934   4.01    146.2 | 0.333 0.350 0.360   0.28    221.7
+//	TIMOB          210  40922 | 0.605 0.851 0.923   6.03    305.2 | 0.284 0.310 0.323   0.54    272.1
+//	USERGRID        40   1332 | 0.538 0.804 0.886   5.81     61.1 | 0.249 0.290 0.308   0.93     80.5
+//	XD              84   5578 | 0.588 0.863 0.944   6.23     52.6 | 0.288 0.335 0.356   1.01     65.3
+//	pooled         786 115031 | 0.517 0.822 0.931   5.25    202.6 | 0.314 0.338 0.351   0.42    223.7
+//
+// Pooled, p50 and p80 coverage are in their target bands, p80 is far closer
+// to 80% than the baseline's, and the pinball loss is lower. Per history the
+// ranges are honest but wide: on APSTUD, CLOV, DAEMON and TIMOB the p50 runs
+// late and the baseline's narrow, early ranges score a lower pinball loss.
 package scheduler

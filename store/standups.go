@@ -9,8 +9,8 @@ import (
 
 // Standups: the daily report of a project is one row of the standups table
 // per local day, written once; deliveries record, per sink, whether that
-// day's standup reached it. The functions here name their type DailyStandup
-// so they sit beside the agent tools' own standup accessors.
+// day's standup reached it. LatestStandup (ledger.go) serves the standup
+// view from the same rows.
 
 // DailyStandup is one project's standup for one local day.
 type DailyStandup struct {
@@ -231,19 +231,33 @@ type SnapshotHead struct {
 	Milestones  json.RawMessage
 }
 
-// LatestSnapshotHead returns the head of a project's newest snapshot, or
-// ErrNotFound.
-func LatestSnapshotHead(ctx context.Context, q DBTX, projectID int64) (SnapshotHead, error) {
-	var h SnapshotHead
-	err := q.QueryRow(ctx, `SELECT version, (data->>'computedAt')::timestamptz, data->'calibration',
-		coalesce(data->'forecast'->'milestones', '[]')
-		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
-		Scan(&h.Version, &h.ComputedAt, &h.Calibration, &h.Milestones)
+// LatestSnapshotVersion returns the version of a project's newest
+// snapshot, or ErrNotFound.
+func LatestSnapshotVersion(ctx context.Context, q DBTX, projectID int64) (int64, error) {
+	var v *int64
+	if err := q.QueryRow(ctx, `SELECT max(version) FROM snapshots WHERE project_id = $1`, projectID).Scan(&v); err != nil {
+		return 0, fmt.Errorf("snapshot version of project %d: %w", projectID, err)
+	}
+	if v == nil {
+		return 0, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	return *v, nil
+}
+
+// SnapshotHeadAt returns the head of one snapshot version, or ErrNotFound.
+func SnapshotHeadAt(ctx context.Context, q DBTX, projectID, version int64) (SnapshotHead, error) {
+	h := SnapshotHead{Version: version}
+	// jsonb_to_record reads the large, compressed document once; three
+	// operators on it would decompress it three times.
+	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]')
+		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb)
+		WHERE s.project_id = $1 AND s.version = $2`, projectID, version).
+		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones)
 	if noRows(err) {
-		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, ErrNotFound)
 	}
 	if err != nil {
-		return SnapshotHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, err)
+		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, err)
 	}
 	return h, nil
 }

@@ -7,9 +7,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
@@ -27,6 +30,9 @@ type Forecaster struct {
 	DefaultCalendar  scheduler.Calendar
 	People           []scheduler.Person
 	Calibration      scheduler.CalibrationOptions
+	// Jobs, when set, enqueues a backtest of the project's history whenever
+	// its finished work changed since the last one.
+	Jobs JobInserter
 	// Now is the clock; tests set it.
 	Now func() time.Time
 }
@@ -43,6 +49,17 @@ type SnapshotData struct {
 	// Snapshots older than these fields lack them.
 	Focus  map[string]scheduler.FocusResult `json:"focus,omitempty"`
 	Runway *scheduler.RunwayResult          `json:"runway,omitempty"`
+	// Backtest is the latest backtest of the project's own history, absent
+	// until one ran.
+	Backtest *BacktestSummary `json:"backtest,omitempty"`
+}
+
+// BacktestSummary is how often the project's past forecasts came true.
+type BacktestSummary struct {
+	ComputedAt time.Time `json:"computedAt"`
+	// Current is false while a backtest of newer finished work is pending.
+	Current bool `json:"current"`
+	scheduler.BacktestResult
 }
 
 // Counts summarises the mirror a snapshot was computed from.
@@ -70,6 +87,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		transitions []store.Transition
 		prev        map[int64]store.IssueState
 		counter     int64
+		backtest    *store.Backtest
 	)
 	// One repeatable-read transaction so the mirror's parts, the recorded
 	// states and the change counter agree with each other.
@@ -87,8 +105,16 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
 			return err
 		}
-		prev, err = store.IssueStates(ctx, tx, projectID)
-		return err
+		if prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
+			return err
+		}
+		b, err := store.LatestBacktest(ctx, tx, projectID)
+		if err == nil {
+			backtest = &b
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("load project %d: %w", projectID, err)
@@ -106,6 +132,15 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc}
 	data.Counts = countMirror(mirror)
 	data.Counts.Samples = len(model.samples)
+	done := doneHash(mirror, model.statuses)
+	if backtest != nil {
+		sum := BacktestSummary{ComputedAt: backtest.ComputedAt, Current: backtest.DoneHash == done}
+		if err := json.Unmarshal(backtest.Result, &sum.BacktestResult); err != nil {
+			return fmt.Errorf("decode backtest of %s: %w", project.FullName(), err)
+		}
+		data.Backtest = &sum
+	}
+	needBacktest := f.Jobs != nil && (backtest == nil || backtest.DoneHash != done)
 	data.Focus, data.Runway = focusAndRunway(model.input, fc, now)
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -116,6 +151,11 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
 			return err
+		}
+		if needBacktest {
+			if _, err := f.Jobs.InsertManyTx(ctx, tx, []river.InsertManyParams{{Args: BacktestArgs{ProjectID: projectID}}}); err != nil {
+				return fmt.Errorf("enqueue backtest: %w", err)
+			}
 		}
 		_, err := store.PutSnapshot(ctx, tx, store.Snapshot{
 			ProjectID: projectID, InputsHash: hash, ChangeCounter: counter,

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
 )
@@ -220,5 +223,62 @@ func TestRecordedDeliveriesToSnapshot(t *testing.T) {
 	}
 	if len(ts2) != len(ts) {
 		t.Errorf("transitions %d → %d on an unchanged mirror", len(ts), len(ts2))
+	}
+}
+
+// TestBacktestFollowsFinishedWork: a recompute enqueues a backtest of the
+// project's history, the snapshot after it carries the coverage, and a
+// recompute with no newly finished work asks for none.
+func TestBacktestFollowsFinishedWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	shape := storetest.ProjectShape{Open: 60, Done: 300, People: 4, DepShare: 0.2, Milestones: 2, Seed: 3}
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := NewJobClient(pool, JobClientConfig{Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 200, Jobs: jobs, Now: func() time.Time { return now }}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	backtests := func() int { return count(t, pool, `SELECT count(*) FROM river_job WHERE kind = 'backtest'`) }
+	if n := backtests(); n != 1 {
+		t.Fatalf("backtest jobs after the first recompute = %d, want 1", n)
+	}
+	w := &BacktestWorker{Pool: pool, Log: quietLog(), Trials: 100, Now: func() time.Time { return now }}
+	if err := w.Work(ctx, &river.Job[BacktestArgs]{Args: BacktestArgs{ProjectID: p.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := store.LatestSnapshot(ctx, pool, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data SnapshotData
+	if err := json.Unmarshal(snap.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	if data.Backtest == nil || !data.Backtest.Current || data.Backtest.Cutoffs == 0 {
+		t.Fatalf("snapshot backtest = %+v, want a current one with cut-offs", data.Backtest)
+	}
+	if c := data.Backtest.P80Coverage; c <= 0 || c > 1 {
+		t.Errorf("p80 coverage %v out of (0, 1]", c)
+	}
+	if n := backtests(); n != 1 {
+		t.Errorf("backtest jobs after a recompute with the same finished work = %d, want still 1", n)
 	}
 }

@@ -94,44 +94,32 @@ type Generated struct {
 // comparing with the latest standup stored before day.
 func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time) (Generated, error) {
 	now := s.now()
-	var (
-		project store.Project
-		head    store.SnapshotHead
-		prev    *standup.Baseline
-		ts      []store.Transition
-	)
-	err := store.InSnapshotTx(ctx, s.Pool, func(tx store.Tx) error {
-		var err error
-		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if head, err = store.LatestSnapshotHead(ctx, tx, projectID); err != nil {
-			return err
-		}
-		before, err := store.StandupBefore(ctx, tx, projectID, day)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
-			return err
-		default:
-			var r struct {
-				Baseline standup.Baseline `json:"baseline"`
-			}
-			if err := json.Unmarshal(before.Content, &r); err != nil {
-				return fmt.Errorf("decode standup of %s: %w", before.Day.Format(time.DateOnly), err)
-			}
-			if !r.Baseline.At.IsZero() {
-				prev = &r.Baseline
-			}
-		}
-		since := standup.PreviousWorkingDay(s.Calendar, now, s.loc())
-		if prev != nil {
-			since = prev.At
-		}
-		ts, err = store.TransitionsSince(ctx, tx, projectID, since)
-		return err
-	})
+	version, err := store.LatestSnapshotVersion(ctx, s.Pool, projectID)
 	if err != nil {
+		return Generated{}, fmt.Errorf("standup of project %d: %w", projectID, err)
+	}
+	// The parts are read side by side: for a large project the snapshot's
+	// per-issue parts are most of the time, and a snapshot version never
+	// changes, so the reads agree with each other.
+	var (
+		project   store.Project
+		head      store.SnapshotHead
+		prev      *standup.Baseline
+		ts        []store.Transition
+		issues    []store.StandupIssue
+		statuses  []store.SnapshotStatus
+		forecasts []store.SnapshotIssueForecast
+		errs      [4]error
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() {
+		project, prev, ts, issues, errs[0] = s.loadHistory(ctx, projectID, day, now)
+	})
+	wg.Go(func() { head, errs[1] = store.SnapshotHeadAt(ctx, s.Pool, projectID, version) })
+	wg.Go(func() { statuses, errs[2] = store.SnapshotStatuses(ctx, s.Pool, projectID, version) })
+	wg.Go(func() { forecasts, errs[3] = store.SnapshotIssueForecasts(ctx, s.Pool, projectID, version) })
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
 		return Generated{}, fmt.Errorf("load standup inputs of project %d: %w", projectID, err)
 	}
 	snap := standup.Snapshot{Version: head.Version, ComputedAt: head.ComputedAt}
@@ -140,27 +128,6 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	}
 	if err := json.Unmarshal(head.Milestones, &snap.Forecast.Milestones); err != nil {
 		return Generated{}, fmt.Errorf("decode milestones of snapshot %d of %s: %w", head.Version, project.FullName(), err)
-	}
-	// The per-issue parts are the bulk of a large project: read them side
-	// by side. Snapshot versions never change, so the three reads agree.
-	var (
-		statuses  []store.SnapshotStatus
-		forecasts []store.SnapshotIssueForecast
-		issues    []store.StandupIssue
-		errs      [3]error
-		wg        sync.WaitGroup
-	)
-	wg.Go(func() { statuses, errs[0] = store.SnapshotStatuses(ctx, s.Pool, projectID, head.Version) })
-	wg.Go(func() { forecasts, errs[1] = store.SnapshotIssueForecasts(ctx, s.Pool, projectID, head.Version) })
-	// Closed issues matter only when they moved since the last standup.
-	moved := make([]int64, 0, len(ts))
-	for _, t := range ts {
-		moved = append(moved, t.Issue)
-	}
-	wg.Go(func() { issues, errs[2] = store.StandupIssues(ctx, s.Pool, projectID, moved) })
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return Generated{}, fmt.Errorf("load standup inputs of %s: %w", project.FullName(), err)
 	}
 	snap.Statuses = make([]scheduler.IssueStatus, len(statuses))
 	for i, st := range statuses {
@@ -193,6 +160,51 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	r := standup.Build(in)
 	text, source := standup.Text(ctx, r, s.loc(), s.Phraser, s.Log)
 	return Generated{Report: r, Text: text, Source: source, SnapshotVersion: head.Version}, nil
+}
+
+// loadHistory reads, in one consistent transaction, the project, the
+// baseline of the latest standup before day, the transitions since then
+// (since the previous working day for a first standup), and the open
+// issues plus those that moved.
+func (s *Standups) loadHistory(ctx context.Context, projectID int64, day, now time.Time) (
+	project store.Project, prev *standup.Baseline, ts []store.Transition, issues []store.StandupIssue, err error) {
+	err = store.InSnapshotTx(ctx, s.Pool, func(tx store.Tx) error {
+		var err error
+		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
+			return err
+		}
+		before, err := store.StandupBefore(ctx, tx, projectID, day)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			var r struct {
+				Baseline standup.Baseline `json:"baseline"`
+			}
+			if err := json.Unmarshal(before.Content, &r); err != nil {
+				return fmt.Errorf("decode standup of %s: %w", before.Day.Format(time.DateOnly), err)
+			}
+			if !r.Baseline.At.IsZero() {
+				prev = &r.Baseline
+			}
+		}
+		since := standup.PreviousWorkingDay(s.Calendar, now, s.loc())
+		if prev != nil {
+			since = prev.At
+		}
+		if ts, err = store.TransitionsSince(ctx, tx, projectID, since); err != nil {
+			return err
+		}
+		// Closed issues matter only when they moved since the last standup.
+		moved := make([]int64, 0, len(ts))
+		for _, t := range ts {
+			moved = append(moved, t.Issue)
+		}
+		issues, err = store.StandupIssues(ctx, tx, projectID, moved)
+		return err
+	})
+	return project, prev, ts, issues, err
 }
 
 // StandupSinks says where a project's standups go.

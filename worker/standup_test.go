@@ -36,6 +36,8 @@ type standupFixture struct {
 	smtp                   *sinktest.SMTPServer
 	fake                   *giteafake.Server
 	gitea                  *gitea.Client
+	// retryBase is the delivery jobs' first retry delay.
+	retryBase time.Duration
 }
 
 const standupDay = "2026-12-01"
@@ -48,7 +50,7 @@ func newStandupFixture(t *testing.T) *standupFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &standupFixture{pool: pool, p: p, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	f := &standupFixture{pool: pool, p: p, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), retryBase: 20 * time.Millisecond}
 	shape := storetest.ProjectShape{Open: 80, Done: 60, People: 4, DepShare: 0.3, Milestones: 2, Seed: 3}
 	if err := storetest.SeedProject(ctx, pool, p.ID, shape, f.now); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func (f *standupFixture) startJobs(t *testing.T) *JobClient {
 	sw := &StandupWorker{Standups: f.standups, Sinks: f.sinks}
 	river.AddWorker(workers, sw)
 	river.AddWorker(workers, &StandupDeliveryWorker{Pool: f.pool, Sinks: f.sinks, Log: quietLog(),
-		RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond})
+		RetryBase: f.retryBase, RetryMax: 8 * f.retryBase})
 	jobs, err := NewJobClient(f.pool, JobClientConfig{Work: true, Workers: workers, Log: quietLog()})
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +275,9 @@ func TestStandupRestartMidDelivery(t *testing.T) {
 func TestStandupFailingSinkRetriedOthersDelivered(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
+	// Slack fails for about a second (150, 300, 600 ms between attempts):
+	// time enough for the others to be delivered even on a busy machine.
+	f.retryBase = 150 * time.Millisecond
 	f.slack.Fail(3, 500)
 	jobs := f.startJobs(t)
 	if _, err := jobs.Insert(ctx, StandupArgs{ProjectID: f.p.ID, Day: standupDay}, nil); err != nil {
@@ -417,4 +422,51 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 		t.Errorf("template fails its own check: %v", err)
 	}
 	t.Logf("\n%s", g.Text)
+}
+
+type recordingInserter struct{ args []river.JobArgs }
+
+func (r *recordingInserter) Insert(_ context.Context, args river.JobArgs, _ *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	r.args = append(r.args, args)
+	return &rivertype.JobInsertResult{}, nil
+}
+
+// A process that starts after standup time on a working day with no
+// standup stored enqueues it; before standup time, or once it is stored,
+// it does not.
+func TestEnqueueMissedStandups(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	sched := standup.Schedule{Hour: 9, Minute: 30}
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{
+		{time.Date(2026, 12, 1, 9, 29, 0, 0, time.UTC), 0},
+		{time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC), 1},
+		{time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC), 1},
+	} {
+		f.now = c.at
+		rec := &recordingInserter{}
+		if err := EnqueueMissedStandups(ctx, rec, f.standups, []store.Project{f.p}, sched); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.args) != c.want {
+			t.Errorf("at %s: enqueued %v, want %d", c.at, rec.args, c.want)
+		}
+		if c.want == 1 && rec.args[0] != (StandupArgs{ProjectID: f.p.ID, Day: standupDay}) {
+			t.Errorf("enqueued %+v", rec.args[0])
+		}
+	}
+	w := &StandupWorker{Standups: f.standups}
+	if err := w.Work(ctx, &river.Job[StandupArgs]{Args: StandupArgs{ProjectID: f.p.ID, Day: standupDay}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingInserter{}
+	if err := EnqueueMissedStandups(ctx, rec, f.standups, []store.Project{f.p}, sched); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.args) != 0 {
+		t.Errorf("enqueued %v though today's standup is stored", rec.args)
+	}
 }

@@ -95,6 +95,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
 	// One model router for the tools and the standups: one budget, one
 	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
 	languageModels, err := m.modelRouter(cfg, pool)
@@ -117,6 +118,7 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		return err
 	}
 	syncer.Jobs = jobs
+	engine.Jobs = jobs
 
 	if opts.Role.RunsWorker() {
 		if err := jobs.Start(ctx); err != nil {

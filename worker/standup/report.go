@@ -173,16 +173,17 @@ type Baseline struct {
 
 // BaselineMilestone is one milestone's forecast and open scope.
 type BaselineMilestone struct {
-	ID   int64           `json:"id"`
-	P50  time.Time       `json:"p50"`
-	P80  time.Time       `json:"p80"`
-	Open []BaselineIssue `json:"open"`
+	ID   int64     `json:"id"`
+	P50  time.Time `json:"p50"`
+	P80  time.Time `json:"p80"`
+	Open []BaselineIssue
 }
 
-// BaselineIssue is an open issue of a milestone and its estimate.
+// BaselineIssue is an open issue of a milestone and its estimate. It is
+// stored in a compact form (baseline.go).
 type BaselineIssue struct {
-	N int64          `json:"n"`
-	S scheduler.Size `json:"s,omitempty"`
+	N int64
+	S scheduler.Size
 }
 
 // Caps on the lists of a report, so that a large project's standup stays
@@ -451,11 +452,16 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 		p.Done = append(p.Done, Item{Number: t.Issue, Title: is.Title})
 	}
 
+	// Candidates for "next" are kept as numbers; only the few shown become
+	// items (formatting dates for thousands of issues is most of the cost).
 	type next struct {
-		p50 time.Time
-		it  Item
+		p50    time.Time
+		number int64
 	}
 	nexts := map[string][]next{}
+	// Now and blocked lists are collected as numbers and become items
+	// once sorted and capped.
+	nowOf, blockedOf := map[string][]int64{}, map[string][]int64{}
 	for _, s := range in.Snapshot.Statuses {
 		if s.State == scheduler.Done {
 			continue
@@ -467,12 +473,12 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 		who := is.Assignee
 		switch {
 		case s.Blocked && who != "":
-			p := person(who)
-			p.Blocked = append(p.Blocked, item(s.Number))
+			person(who)
+			blockedOf[who] = append(blockedOf[who], s.Number)
 		case s.State == scheduler.Steeping || s.State == scheduler.InReview:
 			if who != "" {
-				p := person(who)
-				p.Now = append(p.Now, item(s.Number))
+				person(who)
+				nowOf[who] = append(nowOf[who], s.Number)
 			}
 		case !s.Blocked:
 			f := fc[s.Number]
@@ -482,7 +488,7 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 			if who == "" || f == nil || f.P50.IsZero() {
 				continue
 			}
-			nexts[who] = append(nexts[who], next{f.P50, item(s.Number)})
+			nexts[who] = append(nexts[who], next{f.P50, s.Number})
 		}
 	}
 	for who, ns := range nexts {
@@ -490,23 +496,28 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 			if c := a.p50.Compare(b.p50); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.it.Number, b.it.Number)
+			return cmp.Compare(a.number, b.number)
 		})
 		p := person(who)
 		for _, n := range ns[:min(len(ns), maxNext)] {
-			p.Next = append(p.Next, n.it)
+			p.Next = append(p.Next, item(n.number))
 		}
 	}
 
+	items := func(ns []int64) ([]Item, int) {
+		slices.Sort(ns)
+		var out []Item
+		for _, n := range ns[:min(len(ns), maxItems)] {
+			out = append(out, item(n))
+		}
+		return out, max(len(ns)-maxItems, 0)
+	}
 	out := make([]PersonPlan, 0, len(by))
-	for _, p := range by {
-		byNumber := func(a, b Item) int { return cmp.Compare(a.Number, b.Number) }
-		slices.SortFunc(p.Done, byNumber)
-		slices.SortFunc(p.Now, byNumber)
-		slices.SortFunc(p.Blocked, byNumber)
+	for login, p := range by {
+		slices.SortFunc(p.Done, func(a, b Item) int { return cmp.Compare(a.Number, b.Number) })
 		p.Done, p.MoreDone = capItems(p.Done)
-		p.Now, p.MoreNow = capItems(p.Now)
-		p.Blocked, p.MoreBlocked = capItems(p.Blocked)
+		p.Now, p.MoreNow = items(nowOf[login])
+		p.Blocked, p.MoreBlocked = items(blockedOf[login])
 		out = append(out, *p)
 	}
 	slices.SortFunc(out, func(a, b PersonPlan) int { return cmp.Compare(a.Login, b.Login) })

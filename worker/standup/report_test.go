@@ -2,9 +2,11 @@ package standup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -245,5 +247,24 @@ func TestScheduleSkipsWeekendsAndHolidays(t *testing.T) {
 		if got := IsWorkingDay(cal, time.Date(2026, 12, d, 12, 0, 0, 0, berlin), berlin); got != want {
 			t.Errorf("IsWorkingDay(2026-12-%02d) = %v, want %v", d, got, want)
 		}
+	}
+}
+
+func TestBaselineRoundTrip(t *testing.T) {
+	b := twoDays().Previous
+	b.Milestones[0].Open = append(b.Milestones[0].Open, BaselineIssue{N: 13})
+	raw, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"open":[10,11,12,13],"sizes":"msm-"`) {
+		t.Errorf("encoded: %s", raw)
+	}
+	var back Baseline
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, b) {
+		t.Errorf("round trip: %+v, want %+v", back, *b)
 	}
 }

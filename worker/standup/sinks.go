@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/quotedprintable"
 	"net"
 	"net/http"
 	"net/smtp"
@@ -296,13 +297,15 @@ func (s *EmailSink) message(m Message) []byte {
 	hdr("Message-ID", "<"+m.Key+"@"+domain+">")
 	hdr("MIME-Version", "1.0")
 	hdr("Content-Type", "text/plain; charset=utf-8")
-	hdr("Content-Transfer-Encoding", "8bit")
+	// Quoted-printable keeps lines under SMTP's 998-byte limit (a plan
+	// line with long titles can pass it) and any UTF-8 in titles intact.
+	hdr("Content-Transfer-Encoding", "quoted-printable")
 	b.WriteString("\r\n")
 	text := strings.ReplaceAll(strings.ReplaceAll(m.Text, "\r\n", "\n"), "\n", "\r\n")
-	b.WriteString(text)
-	if !strings.HasSuffix(text, "\r\n") {
-		b.WriteString("\r\n")
-	}
+	qp := quotedprintable.NewWriter(&b)
+	_, _ = qp.Write([]byte(text))
+	_ = qp.Close()
+	b.WriteString("\r\n")
 	return b.Bytes()
 }
 

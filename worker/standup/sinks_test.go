@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"encoding/json"
 	"io"
+	"mime/quotedprintable"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -104,6 +105,23 @@ func TestEmailSink(t *testing.T) {
 		if !strings.Contains(m.Data, want) {
 			t.Errorf("message lacks %q:\n%s", want, m.Data)
 		}
+	}
+	// A long line with non-ASCII text arrives intact in lines SMTP accepts.
+	long := msg
+	long.Text = "now: " + strings.Repeat("#12 Überarbeitung der Anmeldung; ", 60)
+	if err := s.Deliver(context.Background(), long); err != nil {
+		t.Fatal(err)
+	}
+	data := srv.Messages()[1].Data
+	for _, line := range strings.Split(data, "\n") {
+		if len(line) > 998 {
+			t.Fatalf("line of %d bytes", len(line))
+		}
+	}
+	_, body, _ := strings.Cut(data, "\n\n")
+	decoded, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(body)))
+	if err != nil || strings.TrimSpace(string(decoded)) != strings.TrimSpace(long.Text) {
+		t.Errorf("decoded body = %q (%v)", decoded, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/commitea/commitea/scheduler"
 )
@@ -21,7 +22,24 @@ type CalibrationView struct {
 	Sigma            float64          `json:"sigma"`
 	ByLabelBias      []scheduler.Bias `json:"byLabelBias"`
 	ByPersonBias     []scheduler.Bias `json:"byPersonBias"`
+	// Backtest is how often this project's own past forecasts came true,
+	// against a throughput-only baseline; absent until the first backtest.
+	Backtest *BacktestCoverage `json:"backtest,omitempty"`
 	Meta
+}
+
+// BacktestCoverage is the calibration view's summary of the backtest.
+type BacktestCoverage struct {
+	ComputedAt      string  `json:"computedAt"`
+	Current         bool    `json:"current"`
+	Cutoffs         int     `json:"cutoffs"`
+	Items           int     `json:"items"`
+	P50Coverage     float64 `json:"p50Coverage"`
+	P80Coverage     float64 `json:"p80Coverage"`
+	P90Coverage     float64 `json:"p90Coverage"`
+	PinballLoss     float64 `json:"pinballLoss"`
+	BaselineP80     float64 `json:"baselineP80Coverage"`
+	BaselinePinball float64 `json:"baselinePinballLoss"`
 }
 
 func (q *query) calibration() (Answer[any], error) {
@@ -43,6 +61,13 @@ func (q *query) calibration() (Answer[any], error) {
 	out := CalibrationView{N: c.N, ColdStart: c.ColdStart, GlobalMultiplier: round2(c.GlobalMultiplier), Sigma: round2(c.Sigma),
 		ByLabelBias:  List(q.caps, labels, "byLabelBias", "byLabelBias: no label has enough finished samples for a bias"+q.filterWords()),
 		ByPersonBias: List(q.caps, people, "byPersonBias", "byPersonBias: no person has enough finished samples for a bias"+q.filterWords()),
+	}
+	if b := q.v.Data.Backtest; b != nil {
+		out.Backtest = &BacktestCoverage{
+			ComputedAt: b.ComputedAt.UTC().Format(time.RFC3339), Current: b.Current, Cutoffs: b.Cutoffs, Items: b.Items,
+			P50Coverage: round2(b.P50Coverage), P80Coverage: round2(b.P80Coverage), P90Coverage: round2(b.P90Coverage),
+			PinballLoss: round2(b.PinballLoss), BaselineP80: round2(b.Baseline.P80Coverage), BaselinePinball: round2(b.Baseline.PinballLoss),
+		}
 	}
 	out.Meta = q.meta()
 	instr := fmt.Sprintf("Explain that work takes %.2f× its nominal estimate overall, from %d finished issues; a multiplier above 1 means slower than estimated.", out.GlobalMultiplier, out.N)
