@@ -35,7 +35,7 @@ func newCaptureToolStack(t *testing.T, router tools.ModelRouter) toolStack {
 		t.Fatal(err)
 	}
 	svc := tools.NewService(pool, []store.Project{p}, quietLog())
-	svc.Models, svc.Engine = router, f
+	svc.Models, svc.Write = router, tools.WriteConfig{Engine: f}
 	srv := httptest.NewServer(NewRouter(Config{Tools: svc.Registry(), Tokens: testTokens, Version: "test", Log: quietLog()}))
 	t.Cleanup(srv.Close)
 	return toolStack{pool: pool, project: p, srv: srv}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -36,9 +37,16 @@ type Config struct {
 	Log           *slog.Logger
 	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
 	// /mcp/readonly to callers holding one of Tokens.
-	Tools   ToolRunner
-	Tokens  []Token
+	Tools  ToolRunner
+	Tokens []Token
+	// PMState, when set, serves GET /v1/pm-state.md (read scope).
+	PMState PMStateRenderer
 	Version string
+	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
+	Dashboard http.Handler
+	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
+	// it can retry and cancel jobs.
+	RiverUI http.Handler
 }
 
 // NewRouter builds the HTTP handler.
@@ -66,6 +74,23 @@ func NewRouter(cfg Config) http.Handler {
 	if cfg.Tools != nil {
 		mountTools(r, cfg)
 	}
+	// Metrics carry no secrets and scrapers rarely hold tokens; keep the
+	// port off the public internet instead.
+	r.Method(http.MethodGet, "/metrics", metrics.Handler())
+	browser := newAuthenticator(cfg.Tokens)
+	if cfg.Dashboard != nil {
+		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
+			target := "/dashboard/"
+			if q := req.URL.RawQuery; q != "" {
+				target += "?" + q
+			}
+			http.Redirect(w, req, target, http.StatusFound)
+		})
+		r.With(browser.requireBrowserScope(tools.ScopeRead)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+	}
+	if cfg.RiverUI != nil {
+		r.With(browser.requireBrowserScope(tools.ScopeApprove)).Mount("/riverui", cfg.RiverUI)
+	}
 	return r
 }
 
@@ -77,6 +102,9 @@ func mountTools(r chi.Router, cfg Config) {
 	a := newAuthenticator(cfg.Tokens)
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
 	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	if cfg.PMState != nil {
+		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
+	}
 	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
 	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.ReadOnly })
 	r.With(a.requireToken("")).Handle("/mcp", full)

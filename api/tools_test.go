@@ -677,7 +677,11 @@ func TestQueryProjectViews(t *testing.T) {
 	})
 }
 
-func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
+// TestWriteToolRefusals: capture_work has no model yet; the write tools
+// refuse what they must before touching anything (this stack has no Gitea
+// client: an apply_changes that passes validation says Gitea is
+// unavailable; writes_test.go covers the write path).
+func TestWriteToolRefusals(t *testing.T) {
 	t.Parallel()
 	s := newToolStack(t, true)
 	runCases(t, s, []toolCase{
@@ -685,12 +689,13 @@ func TestWriteToolsDeclaredButNotYetActive(t *testing.T) {
 		{name: "capture_work/answers", secret: writerSecret, tool: "capture_work", input: `{"braindump":"SSO","answers":[{"question":"Which IdP?","answer":"Keycloak"}]}`, code: tools.CodeModelUnavailable, status: 503},
 		{name: "capture_work/no-braindump", secret: writerSecret, tool: "capture_work", input: `{}`, code: tools.CodeInvalidInput, field: "braindump", status: 400},
 		{name: "capture_work/reader", secret: readerSecret, tool: "capture_work", input: `{"braindump":"x"}`, code: tools.CodeForbidden, status: 403},
-		{name: "apply_changes", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "apply_changes/no-gitea", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"set_estimate","issue":1001,"estimate":"est/m"}]}`, code: tools.CodeGiteaUnavailable, status: 502},
 		{name: "apply_changes/approved-without-approve", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeForbidden, field: "approved", status: 403},
-		{name: "apply_changes/approved", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "apply_changes/approved-no-gitea", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}],"approved":true}`, code: tools.CodeGiteaUnavailable, status: 502},
+		{name: "apply_changes/unapproved", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1001}]}`, code: tools.CodeNeedsApproval, field: "approved", status: 409},
 		{name: "apply_changes/reader", secret: readerSecret, tool: "apply_changes", input: `{"ops":[]}`, code: tools.CodeForbidden, status: 403},
 		{name: "apply_changes/bad-op-field", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":1,"why":"x"}]}`, code: tools.CodeInvalidInput, field: "why", status: 400},
-		{name: "record_directive", secret: writerSecret, tool: "record_directive", input: `{"kind":"note","quote":"Ship it."}`, code: tools.CodeNotImplemented, status: 501},
+		{name: "record_directive/no-params", secret: writerSecret, tool: "record_directive", input: `{"kind":"reprioritize","quote":"Ship it first.","target":{"issue":1001}}`, code: tools.CodeModelUnavailable, field: "params", status: 503},
 		{name: "record_directive/reader", secret: readerSecret, tool: "record_directive", input: `{"kind":"note","quote":"x"}`, code: tools.CodeForbidden, status: 403},
 	})
 	// Nothing was written by any of them.
@@ -869,8 +874,9 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	// apply_changes takes the key (its handler lands with part two).
-	if status, body := post("apply_changes", `{"ops":[{"op":"close_issue","issue":1001}]}`, "k-1"); status != 501 || !strings.Contains(body, "NOT_IMPLEMENTED") {
+	// apply_changes takes the key (it reaches the handler, which asks for
+	// approval of the destructive op).
+	if status, body := post("apply_changes", `{"ops":[{"op":"close_issue","issue":1001}]}`, "k-1"); status != 409 || !strings.Contains(body, "NEEDS_APPROVAL") {
 		t.Fatalf("apply_changes with a key = %d %s", status, body)
 	}
 	// A read does not: the header is refused, not ignored.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/metrics"
 )
 
 // Forecaster is the Recomputer: it loads a project's mirror, runs the
@@ -87,6 +88,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		transitions []store.Transition
 		prev        map[int64]store.IssueState
 		counter     int64
+		caps        []store.Capacity
 		backtest    *store.Backtest
 	)
 	// One repeatable-read transaction so the mirror's parts, the recorded
@@ -105,6 +107,9 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
 			return err
 		}
+		if caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
+			return err
+		}
 		if prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
 			return err
 		}
@@ -121,7 +126,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	}
 
 	now := f.now().UTC()
-	model := buildModel(project.FullName(), mirror, transitions, f.People, f.DefaultCalendar, f.StaleWorkingDays, now)
+	model := buildModel(project.FullName(), mirror, transitions, withCapacity(f.People, f.DefaultCalendar, caps), f.DefaultCalendar, f.StaleWorkingDays, now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
 	fc, err := scheduler.Run(model.input, scheduler.Options{Trials: f.Trials})
@@ -166,6 +171,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
 	}
+	metrics.Recomputed(project.FullName(), time.Since(start))
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
 		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil

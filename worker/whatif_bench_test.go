@@ -41,7 +41,11 @@ func BenchmarkWhatIfProposal(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := f.WhatIf(ctx, p.ID, changes)
+		in, err := f.WhatIfInput(ctx, p.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := scheduler.WhatIf(in, changes, f.WhatIfOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -51,9 +55,9 @@ func BenchmarkWhatIfProposal(b *testing.B) {
 	}
 }
 
-// BenchmarkEngineInput is the part of BenchmarkWhatIfProposal before the
+// BenchmarkWhatIfInput is the part of BenchmarkWhatIfProposal before the
 // forecasts: mirror load, lifecycle rules and calibration.
-func BenchmarkEngineInput(b *testing.B) {
+func BenchmarkWhatIfInput(b *testing.B) {
 	ctx := context.Background()
 	_, pool := storetest.NewDB(b)
 	p, err := store.EnsureProject(ctx, pool, "bench", "project")
@@ -68,7 +72,7 @@ func BenchmarkEngineInput(b *testing.B) {
 	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 2000, Now: func() time.Time { return now }}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := f.EngineInput(ctx, p.ID); err != nil {
+		if _, err := f.WhatIfInput(ctx, p.ID); err != nil {
 			b.Fatal(err)
 		}
 	}

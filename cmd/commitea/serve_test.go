@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,18 @@ func TestServeEndToEnd(t *testing.T) {
 	toolEnv["COMMITEA_TOKEN"] = "ops-secret-0123456789"
 	if _, stderr, err := run(t, toolEnv, "tool", "query_project", `{"view":"focus"}`); err == nil || !strings.Contains(stderr, "FORBIDDEN") {
 		t.Errorf("a write-only token read: %v %s", err, stderr)
+	}
+	// The write path is wired to Gitea: apply_changes lands in the fake
+	// and in the mirror at once.
+	stdout, stderr, err = run(t, toolEnv, "tool", "apply_changes", `{"ops":[{"op":"set_estimate","issue":3,"estimate":"est/l"}]}`)
+	if err != nil || !strings.Contains(strings.ReplaceAll(stdout, " ", ""), `"applied":1`) {
+		t.Errorf("tool apply_changes: %v\n%s%s", err, stdout, stderr)
+	}
+	if is, err := client.GetIssue(bg, "ceo", "demo", 3); err != nil || len(is.Labels) != 1 || is.Labels[0].Name != "est/l" {
+		t.Errorf("issue 3 in Gitea after apply_changes: %+v %v", is.Labels, err)
+	}
+	if i, err := store.GetIssue(bg, pool, p.ID, 3); err != nil || !slices.Contains(i.Labels, "est/l") {
+		t.Errorf("issue 3 in the mirror after apply_changes: %+v %v", i.Labels, err)
 	}
 	// capture_work proposes through the configured big model, with the
 	// engine's consequence, and files nothing.

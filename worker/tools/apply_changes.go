@@ -1,12 +1,27 @@
 package tools
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/gitea"
+)
 
 // apply_changes is the one mutation tool: a batch of ops validated as a
 // whole, applied in order through the Gitea adapter and written through to
-// the mirror. Its declaration (input and output exactly as in the tool
-// contract, plus idempotencyKey and directiveId) is complete; the handler
-// lands with the write path and answers NOT_IMPLEMENTED until then.
+// the mirror (input and output exactly as in the tool contract, plus
+// idempotencyKey and directiveId). The handler is in apply_batch.go.
 
 // ApplyChangesInput is apply_changes' input.
 type ApplyChangesInput struct {
@@ -36,6 +51,8 @@ type Op struct {
 	Hard      *bool    `json:"hard,omitempty"`
 	DependsOn int64    `json:"dependsOn,omitempty"`
 	Label     string   `json:"label,omitempty"`
+
+	present map[string]bool // fields present in the decoded JSON
 }
 
 // DestructiveOps need approved: true.
@@ -119,18 +136,561 @@ func (s *Service) applyChangesTool() Tool {
 	return Declare("apply_changes",
 		"Apply one coherent batch of plan changes to Gitea: create_issue, set_estimate, set_priority, "+
 			"set_milestone, set_deadline_hard, add_dep, and the destructive remove_dep, close_issue, remove_label "+
-			"(these need approved: true, which needs the approve scope). Only est/*, p/* and deadline/hard labels "+
-			"and native fields are touched. Returns how many ops applied and the schedule consequence.",
+			"(these need approved: true, which needs the approve scope; without it nothing is applied and the answer "+
+			"is NEEDS_APPROVAL with the consequence preview). Only est/*, p/* and deadline/hard labels and native "+
+			"fields are touched; other labels are rejected per op and nothing is written. The whole batch is "+
+			"validated before anything is applied. Send an idempotencyKey (or the Idempotency-Key header) so a "+
+			"retry replays the first answer, or continues after a Gitea failure without repeating applied ops. "+
+			"Returns how many ops applied, the schedule consequence and the numbers of created issues.",
 		false, true, applyChangesInputSchema, applyChangesOutputSchema, s.applyChanges)
 }
 
-func (s *Service) applyChanges(_ context.Context, c Caller, in ApplyChangesInput) (Answer[ApplyChangesOutput], error) {
-	if in.Approved && !c.Has(ScopeApprove) {
-		return Answer[ApplyChangesOutput]{}, Errorf(CodeForbidden, "approved", "token %q lacks the approve scope that approved: true needs; nothing was changed", c.Name)
+// opFields are the fields each op takes besides "op"; required ones first,
+// up to the count in opRequired.
+var opFields = map[string][]string{
+	"create_issue":      {"title", "body", "labels", "milestone", "deps"},
+	"set_estimate":      {"issue", "estimate"},
+	"set_priority":      {"issue", "priority"},
+	"set_milestone":     {"issue", "milestone"},
+	"set_deadline_hard": {"milestone", "hard"},
+	"add_dep":           {"issue", "dependsOn"},
+	"remove_dep":        {"issue", "dependsOn"},
+	"close_issue":       {"issue"},
+	"remove_label":      {"issue", "label"},
+}
+
+var opRequired = map[string]int{
+	"create_issue": 2, "set_estimate": 2, "set_priority": 2, "set_milestone": 2, "set_deadline_hard": 2,
+	"add_dep": 2, "remove_dep": 2, "close_issue": 1, "remove_label": 2,
+}
+
+// maxOps bounds one batch: a coherent change, not a migration.
+const maxOps = 100
+
+// UnmarshalJSON decodes an op strictly and remembers which fields were
+// present, so "milestone": null (remove it) differs from no milestone.
+func (o *Op) UnmarshalJSON(b []byte) error {
+	type plain Op
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return err
 	}
-	if _, err := s.project(in.Project); err != nil {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	*o = Op(p)
+	o.present = make(map[string]bool, len(keys))
+	for k := range keys {
+		o.present[k] = true
+	}
+	return nil
+}
+
+// MarshalJSON writes the op as it came, null milestone included.
+func (o Op) MarshalJSON() ([]byte, error) {
+	type plain Op
+	b, err := json.Marshal(plain(o))
+	if err != nil || o.Op != "set_milestone" || o.Milestone != nil {
+		return b, err
+	}
+	return append(b[:len(b)-1], []byte(`,"milestone":null}`)...), nil
+}
+
+func (o Op) has(field string) bool {
+	if o.present != nil {
+		return o.present[field]
+	}
+	// An op built in Go rather than decoded: set fields are present.
+	switch field {
+	case "title":
+		return o.Title != ""
+	case "body":
+		return o.Body != "" || o.Op == "create_issue"
+	case "labels":
+		return o.Labels != nil
+	case "milestone":
+		return o.Milestone != nil || o.Op == "set_milestone"
+	case "deps":
+		return o.Deps != nil
+	case "issue":
+		return o.Issue != 0
+	case "estimate":
+		return o.Estimate != ""
+	case "priority":
+		return o.Priority != ""
+	case "hard":
+		return o.Hard != nil
+	case "dependsOn":
+		return o.DependsOn != 0
+	case "label":
+		return o.Label != ""
+	}
+	return false
+}
+
+// opsHash identifies a batch, so an idempotency key cannot be reused for a
+// different one.
+func opsHash(project string, ops []Op, directive *int64) string {
+	h := sha256.New()
+	fmt.Fprintln(h, strings.ToLower(project))
+	if directive != nil {
+		fmt.Fprintln(h, *directive)
+	}
+	_ = json.NewEncoder(h).Encode(ops)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// batch is one apply_changes call on its way through.
+type batch struct {
+	s          *Service
+	p          store.Project
+	c          Caller
+	in         ApplyChangesInput
+	heads      map[int64]store.IssueHead
+	milestones map[int64]store.Milestone
+	// labels are the repository's labels by lowercase name, loaded on
+	// first need.
+	labels map[string]gitea.Label
+	// done and created are the progress: ops applied (by index) and the
+	// issues create_issue ops filed.
+	done    map[int]bool
+	created map[int]int64
+}
+
+func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInput) (Answer[ApplyChangesOutput], error) {
+	p, err := s.project(in.Project)
+	if err != nil {
 		return Answer[ApplyChangesOutput]{}, err
 	}
-	return Answer[ApplyChangesOutput]{}, Errorf(CodeNotImplemented, "",
-		"apply_changes is declared but its write path is not implemented yet; nothing was changed")
+	if in.Approved && !c.Has(ScopeApprove) {
+		s.audit(ctx, p.ID, "apply_changes", c, in, "forbidden", nil)
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeForbidden, "approved",
+			"token %q lacks the approve scope that approved: true needs; ask a person holding it to approve the batch", c.Name)
+	}
+	if len(in.Ops) == 0 {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeInvalidInput, "ops", "ops is empty: send at least one op")
+	}
+	if len(in.Ops) > maxOps {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeInvalidInput, "ops", "%d ops in one batch; at most %d", len(in.Ops), maxOps)
+	}
+	key := strings.TrimSpace(in.IdempotencyKey)
+	if len(key) > 200 {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeInvalidInput, "idempotencyKey", "idempotencyKey is longer than 200 characters")
+	}
+	b := &batch{s: s, p: p, c: c, in: in, done: map[int]bool{}, created: map[int]int64{}}
+	hash := opsHash(p.FullName(), in.Ops, in.DirectiveID)
+	if key != "" {
+		// Calls with one key run one after the other, so the second sees
+		// the first one's progress.
+		unlock, err := store.LockIdempotency(ctx, s.Pool, p.ID, key)
+		if err != nil {
+			return Answer[ApplyChangesOutput]{}, err
+		}
+		defer unlock()
+		prev, found, err := store.PeekIdempotency(ctx, s.Pool, p.ID, key, s.now())
+		if err != nil {
+			return Answer[ApplyChangesOutput]{}, err
+		}
+		if found && prev.OpsHash != hash {
+			return Answer[ApplyChangesOutput]{}, Errorf(CodeInvalidInput, "idempotencyKey",
+				"idempotencyKey %q was used for a different batch within 24 hours; use a new key for a new batch", key)
+		}
+		if found && prev.Status == "done" {
+			var env struct {
+				Data        ApplyChangesOutput `json:"data"`
+				Instruction string             `json:"instruction"`
+				Safety      string             `json:"safety"`
+			}
+			if err := json.Unmarshal(prev.Answer, &env); err != nil {
+				return Answer[ApplyChangesOutput]{}, fmt.Errorf("decode the stored answer of key %q: %w", key, err)
+			}
+			s.audit(ctx, p.ID, "apply_changes", c, in, "replayed", env.Data)
+			return Answer[ApplyChangesOutput]{Data: env.Data, Instruction: env.Instruction, Safety: env.Safety}, nil
+		}
+		if found {
+			for _, i := range prev.Done {
+				b.done[i] = true
+			}
+			maps.Copy(b.created, prev.Created)
+		}
+	}
+
+	if err := b.load(ctx); err != nil {
+		return Answer[ApplyChangesOutput]{}, err
+	}
+	if rejected := b.validate(); len(rejected) > 0 {
+		out := ApplyChangesOutput{Applied: 0, Rejected: rejected,
+			Consequence: "nothing applied: the batch was rejected as a whole"}
+		s.audit(ctx, p.ID, "apply_changes", c, in, "rejected", out)
+		return Answer[ApplyChangesOutput]{Data: out,
+			Instruction: fmt.Sprintf("Nothing was written: %d op(s) were rejected (see rejected[].reason); fix or drop them and send the whole batch again.", len(rejected))}, nil
+	}
+	if in.DirectiveID != nil {
+		if _, err := store.GetDirective(ctx, s.Pool, p.ID, *in.DirectiveID); err != nil {
+			return Answer[ApplyChangesOutput]{}, notFound(err, "directiveId", "directive %d is not in the ledger of %s", *in.DirectiveID, p.FullName())
+		}
+	}
+
+	consequence := b.consequence(ctx)
+	if destructive := b.destructive(); len(destructive) > 0 && !in.Approved {
+		s.audit(ctx, p.ID, "apply_changes", c, in, "needs_approval", map[string]any{"consequence": consequence, "destructive": destructive})
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeNeedsApproval, "approved",
+			"nothing was applied: op(s) %s are destructive and need approved: true. Consequence preview: %s. "+
+				"Show this to the PM; once they approve, send the same batch with approved: true (a token with the approve scope).",
+			strings.Join(destructive, ", "), consequence)
+	}
+	if s.Write.Gitea == nil {
+		return Answer[ApplyChangesOutput]{}, Errorf(CodeGiteaUnavailable, "", "this CommiTea has no Gitea client configured; nothing was applied")
+	}
+	if key != "" {
+		if _, err := store.ClaimIdempotency(ctx, s.Pool, p.ID, key, hash, c.Name, s.now()); err != nil {
+			return Answer[ApplyChangesOutput]{}, err
+		}
+	}
+
+	defer s.Invalidate(p.ID)
+	for i, op := range in.Ops {
+		if b.done[i] {
+			continue
+		}
+		if err := b.apply(ctx, i, op); err != nil {
+			var te *Error
+			if errors.As(err, &te) {
+				return Answer[ApplyChangesOutput]{}, err
+			}
+			if !isGiteaError(err) {
+				return Answer[ApplyChangesOutput]{}, err
+			}
+			progress := b.progress(i, key)
+			s.audit(ctx, p.ID, "apply_changes", c, in, "partial", map[string]any{"failedOp": i, "error": err.Error(), "progress": progress})
+			return Answer[ApplyChangesOutput]{}, giteaError(err, progress)
+		}
+	}
+
+	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence}
+	for i := range in.Ops {
+		if n, ok := b.created[i]; ok {
+			out.Created = append(out.Created, n)
+		}
+	}
+	instr := "Applied; the forecast recomputes in the background: read query_project (milestone or focus) in a moment to see the new plan."
+	if len(out.Created) > 0 {
+		instr = fmt.Sprintf("Applied; created issue(s) %s. The forecast recomputes in the background: read query_project in a moment to see the new plan.", numberList(out.Created))
+	}
+	ans := Answer[ApplyChangesOutput]{Data: out, Instruction: instr}
+	if in.DirectiveID != nil {
+		if err := store.MarkDirectiveApplied(ctx, s.Pool, p.ID, *in.DirectiveID, s.now()); err != nil {
+			return Answer[ApplyChangesOutput]{}, err
+		}
+	}
+	if key != "" {
+		raw, err := json.Marshal(Envelope{Data: ans.Data, Instruction: ans.Instruction, Safety: ans.Safety})
+		if err != nil {
+			return Answer[ApplyChangesOutput]{}, fmt.Errorf("encode answer: %w", err)
+		}
+		if err := store.FinishIdempotency(ctx, s.Pool, p.ID, key, raw); err != nil {
+			return Answer[ApplyChangesOutput]{}, err
+		}
+	}
+	s.audit(ctx, p.ID, "apply_changes", c, in, "applied", out)
+	return ans, nil
+}
+
+// isGiteaError tells a failed Gitea call (the client reports every one,
+// transport failures included, as an *APIError) from a failure of our own.
+func isGiteaError(err error) bool {
+	var apiErr *gitea.APIError
+	return errors.As(err, &apiErr)
+}
+
+// progress says exactly which ops were applied when op failed stopped the
+// batch, and how to go on.
+func (b *batch) progress(failed int, key string) string {
+	var applied []string
+	for i := range b.in.Ops {
+		if b.done[i] {
+			applied = append(applied, fmt.Sprintf("%d (%s)", i, b.in.Ops[i].Op))
+		}
+	}
+	msg := fmt.Sprintf("the batch stopped at op %d (%s)", failed, b.in.Ops[failed].Op)
+	if len(applied) == 0 {
+		msg += "; no op was applied"
+	} else {
+		msg += "; applied: ops " + strings.Join(applied, ", ")
+	}
+	if n, ok := b.created[failed]; ok && !b.done[failed] {
+		msg += fmt.Sprintf("; op %d already filed issue #%d but not all its dependencies", failed, n)
+	}
+	if key != "" {
+		return msg + "; retry with the same idempotencyKey to continue without repeating them"
+	}
+	return msg + "; resend only the ops not applied (or send an idempotencyKey next time so a retry continues by itself)"
+}
+
+func numberList(ns []int64) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprintf("#%d", n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// load reads the mirror's issues and milestones the validation checks
+// against: the mirror itself, not the cached snapshot, so a write sees the
+// writes before it.
+func (b *batch) load(ctx context.Context) error {
+	heads, err := store.IssueHeads(ctx, b.s.Pool, b.p.ID)
+	if err != nil {
+		return err
+	}
+	ms, err := store.Milestones(ctx, b.s.Pool, b.p.ID)
+	if err != nil {
+		return err
+	}
+	b.heads = make(map[int64]store.IssueHead, len(heads))
+	for _, h := range heads {
+		b.heads[h.Number] = h
+	}
+	b.milestones = make(map[int64]store.Milestone, len(ms))
+	for _, m := range ms {
+		b.milestones[m.ID] = m
+	}
+	return nil
+}
+
+// validate checks every op (fields, namespaces, existence in the mirror)
+// and returns the rejections; nothing is written when there is one.
+func (b *batch) validate() []RejectedOp {
+	var out []RejectedOp
+	for i, op := range b.in.Ops {
+		if reason := b.validateOp(op); reason != "" {
+			out = append(out, RejectedOp{Op: i, Reason: reason})
+		}
+	}
+	return out
+}
+
+func (b *batch) validateOp(op Op) string {
+	fields, known := opFields[op.Op]
+	if !known {
+		return fmt.Sprintf("%s: unknown op %q; one of create_issue, set_estimate, set_priority, set_milestone, set_deadline_hard, add_dep, remove_dep, close_issue, remove_label",
+			CodeInvalidInput, op.Op)
+	}
+	for _, f := range fields[:opRequired[op.Op]] {
+		if !op.has(f) {
+			return fmt.Sprintf("%s: %s needs %s", CodeInvalidInput, op.Op, f)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(op.present)) {
+		if f != "op" && !slices.Contains(fields, f) {
+			return fmt.Sprintf("%s: %s takes no %s (it takes %s)", CodeInvalidInput, op.Op, f, strings.Join(fields, ", "))
+		}
+	}
+	issue := func(n int64, what string) string {
+		h, ok := b.heads[n]
+		switch {
+		case n <= 0:
+			return fmt.Sprintf("%s: %s must be an issue number", CodeInvalidInput, what)
+		case !ok:
+			return fmt.Sprintf("%s: issue #%d is not in the mirror of %s", CodeNotFound, n, b.p.FullName())
+		case h.IsPull:
+			return fmt.Sprintf("%s: #%d is a pull request; CommiTea plans issues", CodeInvalidInput, n)
+		}
+		return ""
+	}
+	milestone := func(id int64) string {
+		if _, ok := b.milestones[id]; !ok {
+			return fmt.Sprintf("%s: milestone %d is not in the mirror of %s", CodeNotFound, id, b.p.FullName())
+		}
+		return ""
+	}
+	switch op.Op {
+	case "create_issue":
+		if strings.TrimSpace(op.Title) == "" {
+			return CodeInvalidInput + ": create_issue needs a non-empty title"
+		}
+		scopes := map[string]bool{}
+		for _, l := range op.Labels {
+			canon, reason := canonicalLabel(l)
+			if reason != "" {
+				return reason
+			}
+			if sc := labelScope(canon); scopes[sc] {
+				return fmt.Sprintf("%s: more than one %s* label; an issue carries one", CodeInvalidInput, sc)
+			}
+			scopes[labelScope(canon)] = true
+		}
+		if op.Milestone != nil {
+			if r := milestone(*op.Milestone); r != "" {
+				return r
+			}
+		}
+		for _, d := range op.Deps {
+			if r := issue(d, "deps"); r != "" {
+				return r
+			}
+		}
+	case "set_estimate", "set_priority", "remove_label":
+		if r := issue(op.Issue, "issue"); r != "" {
+			return r
+		}
+		name := op.Estimate + op.Priority + op.Label
+		canon, reason := canonicalLabel(name)
+		if reason != "" {
+			return reason
+		}
+		want := map[string]string{"set_estimate": "est/", "set_priority": "p/"}[op.Op]
+		if want != "" && labelScope(canon) != want {
+			return fmt.Sprintf("%s: %s takes a %s* label, not %q", CodeInvalidInput, op.Op, want, name)
+		}
+	case "set_milestone":
+		if r := issue(op.Issue, "issue"); r != "" {
+			return r
+		}
+		if op.Milestone != nil {
+			if r := milestone(*op.Milestone); r != "" {
+				return r
+			}
+		}
+	case "set_deadline_hard":
+		if op.Milestone == nil {
+			return CodeInvalidInput + ": set_deadline_hard needs milestone"
+		}
+		if r := milestone(*op.Milestone); r != "" {
+			return r
+		}
+	case "add_dep", "remove_dep":
+		if r := issue(op.Issue, "issue"); r != "" {
+			return r
+		}
+		if r := issue(op.DependsOn, "dependsOn"); r != "" {
+			return r
+		}
+		if op.Issue == op.DependsOn {
+			return fmt.Sprintf("%s: an issue cannot depend on itself (#%d)", CodeInvalidInput, op.Issue)
+		}
+	case "close_issue":
+		if r := issue(op.Issue, "issue"); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// destructive lists the destructive ops of the batch, as "index (op)".
+func (b *batch) destructive() []string {
+	var out []string
+	for i, op := range b.in.Ops {
+		if DestructiveOps[op.Op] {
+			out = append(out, fmt.Sprintf("%d (%s)", i, op.Op))
+		}
+	}
+	return out
+}
+
+// consequence is the engine's what-if of the ops not yet applied, in one
+// line; a what-if that cannot run says why instead of failing the batch.
+func (b *batch) consequence(ctx context.Context) string {
+	res, err := b.s.whatIf(ctx, b.p.ID, func(in scheduler.Input) []scheduler.Change {
+		return opsChanges(in, b.in.Ops, func(i int) bool { return b.done[i] || b.created[i] != 0 })
+	})
+	if err != nil {
+		b.s.Log.WarnContext(ctx, "apply_changes what-if", slog.String("project", b.p.FullName()), slog.Any("error", err))
+		return "consequence not computed (" + err.Error() + ")"
+	}
+	return res.Consequence
+}
+
+// opsChanges turns ops into the engine's hypothetical changes, leaving out
+// skipped ops and those the engine's input makes moot (a dependency that is
+// not there to remove, an issue the engine does not plan).
+func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.Change {
+	issues := make(map[int64]*scheduler.Issue, len(in.Issues))
+	for k := range in.Issues {
+		issues[in.Issues[k].Number] = &in.Issues[k]
+	}
+	milestones := map[int64]bool{}
+	for _, m := range in.Milestones {
+		milestones[m.ID] = true
+	}
+	var out []scheduler.Change
+	for i, op := range ops {
+		if skip(i) {
+			continue
+		}
+		is := issues[op.Issue]
+		switch op.Op {
+		case "create_issue":
+			canon := make([]string, 0, len(op.Labels))
+			for _, l := range op.Labels {
+				if c, reason := canonicalLabel(l); reason == "" {
+					canon = append(canon, c)
+				}
+			}
+			size, priority, hard := scheduler.ParseLabels(canon)
+			n := &scheduler.Issue{Title: op.Title, Estimate: size, Priority: priority, HardDeadline: hard, Labels: canon}
+			if op.Milestone != nil && milestones[*op.Milestone] {
+				n.Milestone = *op.Milestone
+			}
+			for _, d := range op.Deps {
+				if issues[d] != nil {
+					n.DependsOn = append(n.DependsOn, d)
+				}
+			}
+			out = append(out, scheduler.Change{Kind: scheduler.AddIssue, NewIssue: n})
+		case "set_estimate":
+			if is != nil {
+				out = append(out, scheduler.Change{Kind: scheduler.SetEstimate, Issue: op.Issue,
+					Estimate: scheduler.Size(strings.TrimPrefix(strings.ToLower(op.Estimate), "est/"))})
+			}
+		case "set_priority":
+			if is != nil {
+				out = append(out, scheduler.Change{Kind: scheduler.SetPriority, Issue: op.Issue,
+					Priority: int(strings.ToLower(op.Priority)[2] - '0')})
+			}
+		case "set_milestone":
+			if is != nil {
+				var m int64
+				if op.Milestone != nil && milestones[*op.Milestone] {
+					m = *op.Milestone
+				}
+				out = append(out, scheduler.Change{Kind: scheduler.SetMilestone, Issue: op.Issue, Milestone: m})
+			}
+		case "set_deadline_hard":
+			if op.Milestone != nil && milestones[*op.Milestone] && op.Hard != nil {
+				out = append(out, scheduler.Change{Kind: scheduler.SetHardness, Milestone: *op.Milestone, Hard: *op.Hard})
+			}
+		case "add_dep":
+			if is != nil && issues[op.DependsOn] != nil {
+				out = append(out, scheduler.Change{Kind: scheduler.AddDep, Issue: op.Issue, DependsOn: op.DependsOn})
+			}
+		case "remove_dep":
+			if is != nil && slices.Contains(is.DependsOn, op.DependsOn) {
+				out = append(out, scheduler.Change{Kind: scheduler.RemoveDep, Issue: op.Issue, DependsOn: op.DependsOn})
+			}
+		case "close_issue":
+			if is != nil && is.State != scheduler.Done {
+				out = append(out, scheduler.Change{Kind: scheduler.CloseIssue, Issue: op.Issue})
+			}
+		case "remove_label":
+			if is == nil {
+				continue
+			}
+			canon, _ := canonicalLabel(op.Label)
+			switch labelScope(canon) {
+			case "est/":
+				if string(is.Estimate) == strings.TrimPrefix(canon, "est/") {
+					out = append(out, scheduler.Change{Kind: scheduler.SetEstimate, Issue: op.Issue})
+				}
+			case "p/":
+				if p := int(canon[2] - '0'); is.Priority == p && p != scheduler.DefaultPriority {
+					out = append(out, scheduler.Change{Kind: scheduler.SetPriority, Issue: op.Issue, Priority: scheduler.DefaultPriority})
+				}
+			}
+		}
+	}
+	return out
 }

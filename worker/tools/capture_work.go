@@ -178,9 +178,6 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 		return none, Errorf(CodeModelUnavailable, "",
 			"capture_work needs the big language model and none is configured; file issues directly with apply_changes (create_issue)")
 	}
-	if s.Engine == nil {
-		return none, fmt.Errorf("capture_work: no what-if engine configured")
-	}
 	v, err := s.view(ctx, p)
 	if err != nil {
 		return none, err
@@ -214,7 +211,10 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 		return none, Errorf(CodeModelInvalidOutput, "", "capture_work: the model proposed no issues; add detail to the braindump and try again")
 	}
 	issues, dropped, notes := proposedIssues(v, ans.Issues)
-	res, err := s.Engine.WhatIf(ctx, p.ID, addIssueChanges(issues))
+	// The write tools' what-if: the recompute's input (capacity calendar
+	// included), seed and trials, so the consequence is what the next
+	// recompute would say once the proposal is filed.
+	res, err := s.whatIf(ctx, p.ID, func(scheduler.Input) []scheduler.Change { return addIssueChanges(issues) })
 	if err != nil {
 		return none, fmt.Errorf("capture_work: consequence of the proposal: %w", err)
 	}

@@ -74,15 +74,15 @@ func newCaptureStack(t *testing.T, router tools.ModelRouter) captureStack {
 		}
 	}
 	svc := tools.NewService(pool, []store.Project{p}, log)
-	svc.Models, svc.Engine = router, f
+	svc.Models, svc.Write = router, tools.WriteConfig{Engine: f}
 	return captureStack{pool: pool, project: p, engine: f, svc: svc, reg: svc.Registry()}
 }
 
-var writer = tools.Caller{Name: "pm", Scopes: []string{tools.ScopeRead, tools.ScopeWrite}}
+var capturer = tools.Caller{Name: "pm", Scopes: []string{tools.ScopeRead, tools.ScopeWrite}}
 
 func (s captureStack) call(t *testing.T, input string) (tools.Envelope, *tools.Error) {
 	t.Helper()
-	return s.reg.Call(context.Background(), writer, "capture_work", json.RawMessage(input))
+	return s.reg.Call(context.Background(), capturer, "capture_work", json.RawMessage(input))
 }
 
 // clearAnswer is a scripted big-model proposal: three issues, the second
@@ -138,7 +138,7 @@ func TestCaptureWorkClearBraindumpProposesWithTheEnginesConsequence(t *testing.T
 
 	// The consequence is the engine's what-if of the same issues, built
 	// here independently of the tool.
-	in, err := s.engine.EngineInput(context.Background(), s.project.ID)
+	in, err := s.engine.WhatIfInput(context.Background(), s.project.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestCaptureWorkClearBraindumpProposesWithTheEnginesConsequence(t *testing.T
 		{Kind: scheduler.AddIssue, NewIssue: &scheduler.Issue{Number: -3, Title: "Document SSO setup", State: scheduler.Triage,
 			Estimate: scheduler.SizeS, Priority: scheduler.DefaultPriority, Labels: []string{"est/s"}, DependsOn: []int64{-1, -2}}},
 	}
-	want, err := scheduler.WhatIf(in, changes, scheduler.Options{Trials: s.engine.Trials})
+	want, err := scheduler.WhatIf(in, changes, s.engine.WhatIfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,38 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 )
 
 // record_directive appends a PM's directive to the ledger with their exact
-// words and returns the consequence of its structured effect. Its
-// declaration is complete; the handler (ledger append, what-if, capacity)
-// lands with the write path and answers NOT_IMPLEMENTED until then. The
-// ledger table (migration 003) and store.AppendDirective are in place, and
-// the directives view already reads the ledger.
+// words and returns the consequence of its structured effect, computed by
+// the engine's what-if. It never writes Gitea: a capacity directive changes
+// CommiTea's own capacity calendar at once (and is applied); a note has no
+// effect to land (and is applied); every other kind stays pending until an
+// apply_changes batch carrying its directiveId lands it.
+//
+// Params per kind (target says what the directive is about):
+//
+//	reprioritize  target.issue      {"priority": 0..3}             (or "p/1")
+//	reestimate    target.issue      {"estimate": "est/m"}          (or "m"; xs, s, m, l, xl)
+//	set-deadline  target.milestone  {"due"?: "YYYY-MM-DD", "hard"?: bool}   at least one
+//	scope         target.milestone  {"add"?: [issue], "drop"?: [issue]}      at least one; an issue
+//	                                labelled deadline/hard cannot be dropped
+//	capacity      target.member     {"hoursPerDay"?: (0, 24], "timeOff"?: [{"from","to"}]} at least one;
+//	                                dates YYYY-MM-DD, inclusive; time off adds to what is there
+//	note          (any)             {} or nothing: no effect, kept for the record
+//
+// A directive of any other kind without params answers MODEL_UNAVAILABLE:
+// turning the PM's words into params is the big model's job (negotiation),
+// which this CommiTea does not have yet.
 
 // RecordDirectiveInput is record_directive's input, as in the contract.
 type RecordDirectiveInput struct {
@@ -68,7 +92,17 @@ const recordDirectiveInputSchema = `{
       "additionalProperties": false,
       "properties": {"issue": {"type": "integer"}, "milestone": {"type": "integer"}, "member": {"type": "string"}}
     },
-    "params": {"type": "object", "description": "structured effect, e.g. { \"priority\": 1 }"},
+    "params": {"type": "object", "additionalProperties": false, "properties": {
+      "priority": {"type": ["integer", "string"], "description": "reprioritize: 0..3 (or p/0..p/3)"},
+      "estimate": {"type": "string", "description": "reestimate: est/xs, est/s, est/m, est/l or est/xl"},
+      "due": {"type": "string", "description": "set-deadline: the milestone's new due date, YYYY-MM-DD"},
+      "hard": {"type": "boolean", "description": "set-deadline: whether the deadline is hard"},
+      "add": {"type": "array", "items": {"type": "integer"}, "description": "scope: issues to bring into the milestone"},
+      "drop": {"type": "array", "items": {"type": "integer"}, "description": "scope: issues to take out of the milestone"},
+      "hoursPerDay": {"type": "number", "description": "capacity: focused hours per working day, (0, 24]"},
+      "timeOff": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["from", "to"],
+        "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}, "description": "capacity: days off, YYYY-MM-DD inclusive"}
+    }, "description": "structured effect, by kind: reprioritize {priority: 0..3} with target.issue; reestimate {estimate: est/xs|est/s|est/m|est/l|est/xl} with target.issue; set-deadline {due?: YYYY-MM-DD, hard?: boolean} with target.milestone; scope {add?: [issue], drop?: [issue]} with target.milestone (deadline/hard issues cannot be dropped); capacity {hoursPerDay?: number in (0, 24], timeOff?: [{from: YYYY-MM-DD, to: YYYY-MM-DD}]} with target.member; note: none. Without params (except note) the answer is MODEL_UNAVAILABLE."},
     "rationale": {"type": "string"}
   }
 }`
@@ -97,14 +131,330 @@ func (s *Service) recordDirectiveTool() Tool {
 	return Declare("record_directive",
 		"Record a PM directive (reprioritize, reestimate, set-deadline, scope, capacity, note) with the PM's "+
 			"verbatim words in the ledger and get its consequence per milestone (before/after) for "+
-			"propose-approve. It changes nothing in Gitea: effects land later through apply_changes.",
+			"propose-approve. It changes nothing in Gitea: effects land later through apply_changes with this "+
+			"directiveId; capacity directives change CommiTea's own capacity calendar at once. params by kind: "+
+			"reprioritize {priority: 0..3} + target.issue; reestimate {estimate: est/m} + target.issue; "+
+			"set-deadline {due?: YYYY-MM-DD, hard?: bool} + target.milestone; scope {add?: [n], drop?: [n]} + "+
+			"target.milestone; capacity {hoursPerDay?, timeOff?: [{from, to}]} + target.member; note: none.",
 		false, false, recordDirectiveInputSchema, recordDirectiveOutputSchema, s.recordDirective)
 }
 
-func (s *Service) recordDirective(_ context.Context, _ Caller, in RecordDirectiveInput) (Answer[RecordDirectiveOutput], error) {
-	if _, err := s.project(in.Project); err != nil {
+// directiveParams is the union of every kind's params; each kind reads its
+// own fields and refuses the others.
+type directiveParams struct {
+	Priority    json.RawMessage  `json:"priority,omitempty"`
+	Estimate    string           `json:"estimate,omitempty"`
+	Due         string           `json:"due,omitempty"`
+	Hard        *bool            `json:"hard,omitempty"`
+	Add         []int64          `json:"add,omitempty"`
+	Drop        []int64          `json:"drop,omitempty"`
+	HoursPerDay *float64         `json:"hoursPerDay,omitempty"`
+	TimeOff     []store.DateSpan `json:"timeOff,omitempty"`
+}
+
+// kindParams are the params each kind takes.
+var kindParams = map[string][]string{
+	"reprioritize": {"priority"},
+	"reestimate":   {"estimate"},
+	"set-deadline": {"due", "hard"},
+	"scope":        {"add", "drop"},
+	"capacity":     {"hoursPerDay", "timeOff"},
+	"note":         {},
+}
+
+// directive is a validated directive: its effect as engine changes and,
+// for the kinds that land through apply_changes, the ops that would.
+type directive struct {
+	changes  []scheduler.Change
+	ops      []Op
+	capacity *store.Capacity
+}
+
+func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirectiveInput) (Answer[RecordDirectiveOutput], error) {
+	p, err := s.project(in.Project)
+	if err != nil {
 		return Answer[RecordDirectiveOutput]{}, err
 	}
-	return Answer[RecordDirectiveOutput]{}, Errorf(CodeNotImplemented, "",
-		"record_directive is declared but its ledger write is not implemented yet; nothing was recorded")
+	if !slices.Contains(DirectiveKinds, in.Kind) {
+		return Answer[RecordDirectiveOutput]{}, Errorf(CodeInvalidInput, "kind", "kind must be one of %s", strings.Join(DirectiveKinds, ", "))
+	}
+	if strings.TrimSpace(in.Quote) == "" {
+		return Answer[RecordDirectiveOutput]{}, Errorf(CodeInvalidInput, "quote", "quote must hold the PM's words, verbatim")
+	}
+	noParams := len(in.Params) == 0 || string(in.Params) == "null"
+	if noParams && in.Kind != "note" {
+		return Answer[RecordDirectiveOutput]{}, Errorf(CodeModelUnavailable, "params",
+			"a %s directive without params needs the big model to turn the PM's words into a structured effect, and none is configured; send params (see the schema) and nothing else is needed", in.Kind)
+	}
+	d, err := s.parseDirective(ctx, p, in)
+	if err != nil {
+		return Answer[RecordDirectiveOutput]{}, err
+	}
+
+	res, err := s.whatIf(ctx, p.ID, func(scheduler.Input) []scheduler.Change { return d.changes })
+	if err != nil {
+		return Answer[RecordDirectiveOutput]{}, fmt.Errorf("what-if of a %s directive: %w", in.Kind, err)
+	}
+	out := RecordDirectiveOutput{Consequence: beforeAfter(res)}
+	immediate := in.Kind == "capacity" || in.Kind == "note"
+	switch {
+	case in.Kind == "capacity":
+		out.Summary = res.Consequence + "; CommiTea's capacity calendar changed now (no Gitea side) and the forecast recomputes"
+	case in.Kind == "note":
+		out.Summary = "noted; a note changes nothing in the plan"
+	default:
+		out.Summary = res.Consequence + "; pending until apply_changes lands it"
+	}
+	target, err := json.Marshal(in.Target)
+	if err != nil || in.Target == nil {
+		target = []byte(`{}`)
+	}
+	cons, err := json.Marshal(out.Consequence)
+	if err != nil {
+		return Answer[RecordDirectiveOutput]{}, fmt.Errorf("encode consequence: %w", err)
+	}
+	row := store.Directive{ProjectID: p.ID, Kind: in.Kind, Quote: in.Quote, Target: target, Params: in.Params,
+		Rationale: in.Rationale, Caller: c.Name, Consequence: cons, Summary: out.Summary}
+	if noParams {
+		row.Params = nil
+	}
+	if immediate {
+		now := s.now()
+		row.Status, row.AppliedAt = store.DirectiveApplied, &now
+	}
+	err = store.InTx(ctx, s.Pool, func(tx store.Tx) error {
+		id, err := store.AppendDirective(ctx, tx, row)
+		if err != nil {
+			return err
+		}
+		out.DirectiveID = id
+		if d.capacity == nil {
+			return nil
+		}
+		d.capacity.DirectiveID = &id
+		if err := store.PutCapacity(ctx, tx, p.ID, *d.capacity); err != nil {
+			return err
+		}
+		return s.markChanged(ctx, tx, p.ID)
+	})
+	if err != nil {
+		return Answer[RecordDirectiveOutput]{}, err
+	}
+	if d.capacity != nil {
+		s.Invalidate(p.ID)
+	}
+	s.audit(ctx, p.ID, "record_directive", c, in, "recorded", out)
+
+	ans := Answer[RecordDirectiveOutput]{Data: out}
+	switch {
+	case immediate:
+		ans.Instruction = fmt.Sprintf("Directive %d is recorded and already in effect; tell the PM the consequence.", out.DirectiveID)
+	case len(d.ops) > 0:
+		ops, _ := json.Marshal(d.ops)
+		ans.Instruction = fmt.Sprintf("Show the PM this consequence; once they approve, carry it out with apply_changes {\"ops\": %s, \"directiveId\": %d}.", ops, out.DirectiveID)
+		ans.Safety = "A person must approve before the directive's effect is applied to Gitea."
+	default:
+		ans.Instruction = fmt.Sprintf("Directive %d is pending: its effect (a due date) is set in Gitea by a person; once it is, send apply_changes with directiveId %d and the remaining ops, if any.", out.DirectiveID, out.DirectiveID)
+	}
+	return ans, nil
+}
+
+// beforeAfter reads the what-if's milestone deltas as bands.
+func beforeAfter(res scheduler.WhatIfResult) []BeforeAfter {
+	out := make([]BeforeAfter, 0, len(res.Milestones))
+	band := func(m *scheduler.MilestoneForecast) Band {
+		if m == nil {
+			return Band{}
+		}
+		return Band{P50: day(m.P50), P80: day(m.P80), PDue: m.PDue}
+	}
+	for _, m := range res.Milestones {
+		out = append(out, BeforeAfter{Milestone: m.ID, Title: m.Title, Before: band(m.Before), After: band(m.After)})
+	}
+	return out
+}
+
+// parseDirective checks the target and params of a directive against the
+// mirror and turns them into engine changes and apply_changes ops.
+func (s *Service) parseDirective(ctx context.Context, p store.Project, in RecordDirectiveInput) (directive, error) {
+	var d directive
+	var prm directiveParams
+	if len(in.Params) > 0 && string(in.Params) != "null" {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(in.Params, &keys); err != nil {
+			return d, Errorf(CodeInvalidInput, "params", "params must be a JSON object")
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if !slices.Contains(kindParams[in.Kind], k) {
+				return d, Errorf(CodeInvalidInput, "params."+k, "a %s directive takes no param %q (it takes %s)", in.Kind, k, orNone(kindParams[in.Kind]))
+			}
+		}
+		if err := json.Unmarshal(in.Params, &prm); err != nil {
+			return d, Errorf(CodeInvalidInput, "params", "params do not fit the %s kind: %v", in.Kind, err)
+		}
+	}
+	var t Target
+	if in.Target != nil {
+		t = *in.Target
+	}
+	heads, err := store.IssueHeads(ctx, s.Pool, p.ID)
+	if err != nil {
+		return d, err
+	}
+	head := make(map[int64]store.IssueHead, len(heads))
+	for _, h := range heads {
+		head[h.Number] = h
+	}
+	ms, err := store.Milestones(ctx, s.Pool, p.ID)
+	if err != nil {
+		return d, err
+	}
+	hasMilestone := func(id int64) bool {
+		return slices.ContainsFunc(ms, func(m store.Milestone) bool { return m.ID == id })
+	}
+	needIssue := func() (int64, error) {
+		if t.Issue == nil {
+			return 0, Errorf(CodeInvalidInput, "target.issue", "a %s directive needs target.issue", in.Kind)
+		}
+		h, ok := head[*t.Issue]
+		if !ok || h.IsPull {
+			return 0, Errorf(CodeNotFound, "target.issue", "issue #%d is not in the mirror of %s", *t.Issue, p.FullName())
+		}
+		return *t.Issue, nil
+	}
+	needMilestone := func() (int64, error) {
+		if t.Milestone == nil {
+			return 0, Errorf(CodeInvalidInput, "target.milestone", "a %s directive needs target.milestone", in.Kind)
+		}
+		if !hasMilestone(*t.Milestone) {
+			return 0, Errorf(CodeNotFound, "target.milestone", "milestone %d is not in the mirror of %s", *t.Milestone, p.FullName())
+		}
+		return *t.Milestone, nil
+	}
+	switch in.Kind {
+	case "reprioritize":
+		n, err := needIssue()
+		if err != nil {
+			return d, err
+		}
+		pr, err := parsePriority(prm.Priority)
+		if err != nil {
+			return d, err
+		}
+		d.changes = []scheduler.Change{{Kind: scheduler.SetPriority, Issue: n, Priority: pr}}
+		d.ops = []Op{{Op: "set_priority", Issue: n, Priority: fmt.Sprintf("p/%d", pr)}}
+	case "reestimate":
+		n, err := needIssue()
+		if err != nil {
+			return d, err
+		}
+		est := strings.ToLower(strings.TrimSpace(prm.Estimate))
+		if !strings.HasPrefix(est, "est/") {
+			est = "est/" + est
+		}
+		size := scheduler.Size(strings.TrimPrefix(est, "est/"))
+		if !size.Valid() {
+			return d, Errorf(CodeInvalidInput, "params.estimate", "estimate %q is not one of est/xs, est/s, est/m, est/l, est/xl", prm.Estimate)
+		}
+		d.changes = []scheduler.Change{{Kind: scheduler.SetEstimate, Issue: n, Estimate: size}}
+		d.ops = []Op{{Op: "set_estimate", Issue: n, Estimate: est}}
+	case "set-deadline":
+		m, err := needMilestone()
+		if err != nil {
+			return d, err
+		}
+		if prm.Due == "" && prm.Hard == nil {
+			return d, Errorf(CodeInvalidInput, "params", "a set-deadline directive needs due and/or hard")
+		}
+		if prm.Due != "" {
+			due, err := time.Parse(time.DateOnly, prm.Due)
+			if err != nil {
+				return d, Errorf(CodeInvalidInput, "params.due", "due %q is not a YYYY-MM-DD date", prm.Due)
+			}
+			// Gitea keeps a milestone's due date at the end of the day.
+			due = due.Add(24*time.Hour - time.Second)
+			d.changes = append(d.changes, scheduler.Change{Kind: scheduler.SetDueDate, Milestone: m, Due: due})
+		}
+		if prm.Hard != nil {
+			d.changes = append(d.changes, scheduler.Change{Kind: scheduler.SetHardness, Milestone: m, Hard: *prm.Hard})
+			d.ops = append(d.ops, Op{Op: "set_deadline_hard", Milestone: &m, Hard: prm.Hard})
+		}
+	case "scope":
+		m, err := needMilestone()
+		if err != nil {
+			return d, err
+		}
+		if len(prm.Add) == 0 && len(prm.Drop) == 0 {
+			return d, Errorf(CodeInvalidInput, "params", "a scope directive needs add and/or drop")
+		}
+		for _, n := range prm.Add {
+			if h, ok := head[n]; !ok || h.IsPull {
+				return d, Errorf(CodeNotFound, "params.add", "issue #%d is not in the mirror of %s", n, p.FullName())
+			}
+			d.changes = append(d.changes, scheduler.Change{Kind: scheduler.SetMilestone, Issue: n, Milestone: m})
+			d.ops = append(d.ops, Op{Op: "set_milestone", Issue: n, Milestone: &m})
+		}
+		for _, n := range prm.Drop {
+			h, ok := head[n]
+			if !ok || h.IsPull {
+				return d, Errorf(CodeNotFound, "params.drop", "issue #%d is not in the mirror of %s", n, p.FullName())
+			}
+			if _, _, hard := scheduler.ParseLabels(h.Labels); hard {
+				return d, Errorf(CodeInvalidInput, "params.drop", "issue #%d carries deadline/hard: it must ship with its milestone and no scope directive may drop it", n)
+			}
+			d.changes = append(d.changes, scheduler.Change{Kind: scheduler.SetMilestone, Issue: n})
+			d.ops = append(d.ops, Op{Op: "set_milestone", Issue: n})
+		}
+	case "capacity":
+		if strings.TrimSpace(t.Member) == "" {
+			return d, Errorf(CodeInvalidInput, "target.member", "a capacity directive needs target.member (a Gitea login)")
+		}
+		if prm.HoursPerDay == nil && len(prm.TimeOff) == 0 {
+			return d, Errorf(CodeInvalidInput, "params", "a capacity directive needs hoursPerDay and/or timeOff")
+		}
+		ch := scheduler.Change{Kind: scheduler.SetCapacity, Person: t.Member}
+		if prm.HoursPerDay != nil {
+			if h := *prm.HoursPerDay; !(h > 0 && h <= 24) {
+				return d, Errorf(CodeInvalidInput, "params.hoursPerDay", "hoursPerDay must be more than 0 and at most 24; for days off use timeOff")
+			}
+			ch.HoursPerDay = *prm.HoursPerDay
+		}
+		for _, span := range prm.TimeOff {
+			r, err := worker.ParseDateSpan(span, nil)
+			if err != nil {
+				return d, Errorf(CodeInvalidInput, "params.timeOff", "time off: %v", err)
+			}
+			ch.TimeOff = append(ch.TimeOff, r)
+		}
+		d.changes = []scheduler.Change{ch}
+		d.capacity = &store.Capacity{Login: t.Member, HoursPerDay: prm.HoursPerDay, TimeOff: prm.TimeOff}
+	case "note":
+		// Nothing to check: a note has no effect.
+	}
+	return d, nil
+}
+
+func parsePriority(raw json.RawMessage) (int, error) {
+	if len(raw) == 0 {
+		return 0, Errorf(CodeInvalidInput, "params.priority", "a reprioritize directive needs params.priority (0..3)")
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err == nil && n >= 0 && n <= 3 {
+		return n, nil
+	}
+	var sv string
+	if err := json.Unmarshal(raw, &sv); err == nil {
+		sv = strings.ToLower(strings.TrimSpace(sv))
+		if len(sv) == 3 && strings.HasPrefix(sv, "p/") && sv[2] >= '0' && sv[2] <= '3' {
+			return int(sv[2] - '0'), nil
+		}
+	}
+	return 0, Errorf(CodeInvalidInput, "params.priority", "priority must be 0..3 (0 urgent, 3 low) or p/0..p/3, not %s", raw)
+}
+
+func orNone(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	return strings.Join(ss, ", ")
 }
