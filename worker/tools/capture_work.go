@@ -20,8 +20,9 @@ import (
 // one-line consequence, never the model. Nothing is filed, and the tool
 // has no write path at all: it reads the snapshot and the mirror, calls the
 // model and the what-if, and answers. Each proposed issue is a create_issue
-// op of apply_changes, so the reviewed proposal is filed by passing
-// proposal.issues as apply_changes' ops unchanged.
+// op of apply_changes (the estimate and priority as its est/* and p/*
+// labels), so the reviewed proposal is filed by passing proposal.issues as
+// apply_changes' ops unchanged.
 //
 // The model's answer is data, never instructions: it is decoded into the
 // narrow shape below (unknown keys fail validation, and the router asks
@@ -59,10 +60,12 @@ type CaptureProposal struct {
 	Consequence string `json:"consequence"`
 }
 
-// ProposedIssue is one issue of a proposal: the contract's fields (title,
-// body, estimate, priority, deps, milestone) plus op and labels, so that it
-// is an apply_changes create_issue op as it stands. Labels carry the
-// estimate and priority as the est/* and p/* labels create_issue sets.
+// ProposedIssue is one issue of a proposal, shaped exactly as an
+// apply_changes create_issue op (op, title, body, labels, milestone, deps)
+// so that the reviewed proposal is filed by passing proposal.issues as ops
+// unchanged. The contract's estimate and optional priority are its labels:
+// always one est/* label first, then a p/* label when the PM gave a
+// priority; create_issue takes them as labels and nothing else.
 // Deps are existing issue numbers, or -k for the k-th issue of this
 // proposal (always an earlier one), the numbering the engine's what-if
 // gives proposed issues.
@@ -70,8 +73,6 @@ type ProposedIssue struct {
 	Op        string   `json:"op"`
 	Title     string   `json:"title"`
 	Body      string   `json:"body"`
-	Estimate  string   `json:"estimate"`
-	Priority  string   `json:"priority,omitempty"`
 	Labels    []string `json:"labels"`
 	Milestone *int64   `json:"milestone,omitempty"`
 	Deps      []int64  `json:"deps,omitempty"`
@@ -134,13 +135,12 @@ const captureWorkOutputSchema = `{
           "properties": {
             "issues": {"type": "array", "description": "apply_changes create_issue ops; pass them as ops unchanged", "items": {
               "type": "object",
-              "required": ["op", "title", "body", "estimate", "labels"],
+              "required": ["op", "title", "body", "labels"],
               "properties": {
                 "op": {"const": "create_issue"},
                 "title": {"type": "string"}, "body": {"type": "string"},
-                "estimate": {"enum": ["est/xs", "est/s", "est/m", "est/l", "est/xl"]},
-                "priority": {"enum": ["p/0", "p/1", "p/2", "p/3"]},
-                "labels": {"type": "array", "items": {"type": "string"}, "description": "the estimate and priority as labels"},
+                "labels": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"type": "string"},
+                  "description": "the estimate (est/xs, est/s, est/m, est/l, est/xl) first, then the priority (p/0..p/3) when one was given"},
                 "deps": {"type": "array", "items": {"type": "integer"}, "description": "existing issue numbers, or -k for the k-th issue of this proposal"},
                 "milestone": {"type": "integer"}
               }
@@ -349,15 +349,13 @@ func proposedIssues(v *projectView, items []captureModelItem) (issues []Proposed
 	out := make([]ProposedIssue, 0, len(items))
 	for k, it := range items {
 		pi := ProposedIssue{
-			Op:       "create_issue",
-			Title:    strings.TrimSpace(it.Title),
-			Body:     strings.TrimSpace(it.Body),
-			Estimate: it.Estimate,
-			Priority: it.Priority,
-			Labels:   []string{it.Estimate},
+			Op:     "create_issue",
+			Title:  strings.TrimSpace(it.Title),
+			Body:   strings.TrimSpace(it.Body),
+			Labels: []string{it.Estimate},
 		}
-		if pi.Priority != "" {
-			pi.Labels = append(pi.Labels, pi.Priority)
+		if it.Priority != "" {
+			pi.Labels = append(pi.Labels, it.Priority)
 		}
 		if n, ok := openTitle[strings.ToLower(flatLine(pi.Title))]; ok {
 			// Kept (the PM decides), but said: the model was told not to.
