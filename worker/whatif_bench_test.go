@@ -45,7 +45,7 @@ func BenchmarkWhatIfProposal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := scheduler.WhatIf(in, changes, f.WhatIfOptions())
+		res, err := scheduler.WhatIf(in, changes, f.WhatIfOptions(p.ID))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -152,7 +152,7 @@ func TestCaptureWorkClearBraindumpProposesWithTheEnginesConsequence(t *testing.T
 		{Kind: scheduler.AddIssue, NewIssue: &scheduler.Issue{Number: -3, Title: "Document SSO setup", State: scheduler.Triage,
 			Estimate: scheduler.SizeS, Priority: scheduler.DefaultPriority, Labels: []string{"est/s"}, DependsOn: []int64{-1, -2}}},
 	}
-	want, err := scheduler.WhatIf(in, changes, s.engine.WhatIfOptions())
+	want, err := scheduler.WhatIf(in, changes, s.engine.WhatIfOptions(s.project.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
