@@ -14,21 +14,18 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/reginald"
 	"github.com/commitea/commitea/worker/tools"
 )
 
 // withReginald adds the ask tool to the tool registry serve mounts, over
-// the configured model router: without a small model, ask answers
+// the one model router serve shares: without a small model, ask answers
 // MODEL_UNAVAILABLE and the four tools work as before.
-func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service) (*tools.Registry, error) {
+func (m *Main) withReginald(pool *store.Pool, svc *tools.Service, router *models.Router) *tools.Registry {
 	base := svc.Registry()
-	router, err := m.modelRouter(cfg, pool)
-	if err != nil {
-		return nil, err
-	}
 	r := &reginald.Reginald{Tools: base, Models: router, Pool: pool, Log: m.logger.With(slog.String("component", "reginald"))}
-	return reginald.Registry(base, r), nil
+	return reginald.Registry(base, r)
 }
 
 // askAnswer is the part of ask's envelope the command prints.

@@ -2,6 +2,7 @@ package reginald_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -131,4 +132,52 @@ func TestBraindumpGoesToCaptureWork(t *testing.T) {
 	if h.Error == nil || h.Error.Code != tools.CodeModelUnavailable || out.Proposal != nil || !strings.Contains(out.Answer, "Nothing was changed") {
 		t.Fatalf("answer = %+v", out)
 	}
+}
+
+// TestBraindumpComesBackAsAProposal: with the big model behind the tool
+// service, capture_work proposes issues; Reginald passes them on as an
+// apply_changes batch of create_issue ops with the engine's consequence,
+// and files nothing.
+func TestBraindumpComesBackAsAProposal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	const dump = "we need SSO: SAML login for the big customers and a setup guide for admins"
+	small := modeltest.NewOpenAI(t, call("capture_work", `{"braindump":"SSO"}`))
+	big := modeltest.NewOpenAI(t, modeltest.JSON(map[string]any{"kind": "proposal", "issues": []any{
+		map[string]any{"title": "SAML login", "body": "Sign in with the customer's SAML IdP.", "estimate": "est/l", "priority": "p/1", "milestone": 1},
+		map[string]any{"title": "SSO setup guide", "body": "Admin guide for the SAML client.", "estimate": "est/s", "after": []any{1}},
+	}}, 900, 200))
+	r := f.reginald(t, small, big)
+	f.svc.Models = r.Models.(tools.ModelRouter)
+	out, err := r.Ask(context.Background(), writer, reginald.AskInput{Question: dump})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff == nil || out.Handoff.Error != nil || out.Proposal == nil {
+		t.Fatalf("answer = %+v", out)
+	}
+	var batch struct {
+		Ops []struct {
+			Op     string   `json:"op"`
+			Title  string   `json:"title"`
+			Labels []string `json:"labels"`
+			Deps   []int64  `json:"deps"`
+		} `json:"ops"`
+	}
+	if err := json.Unmarshal(out.Proposal.Input, &batch); err != nil || len(batch.Ops) != 2 || batch.Ops[0].Op != "create_issue" ||
+		batch.Ops[0].Title != "SAML login" || len(batch.Ops[1].Deps) != 1 || batch.Ops[1].Deps[0] != -1 {
+		t.Fatalf("batch = %s (%v)", out.Proposal.Input, err)
+	}
+	if out.Proposal.Consequence == "" || !strings.Contains(out.Answer, "Nothing is filed") {
+		t.Fatalf("answer = %q, consequence %q", out.Answer, out.Proposal.Consequence)
+	}
+	// Nothing was filed: the mirror still has the fixture's issues only.
+	heads, err := store.IssueHeads(context.Background(), f.pool, f.p.ID)
+	if err != nil || len(heads) != smallShape.Open+smallShape.Done {
+		t.Fatalf("%d issues in the mirror, want %d (%v)", len(heads), smallShape.Open+smallShape.Done, err)
+	}
+	if reqs := big.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].LastUser(), dump) {
+		t.Errorf("capture_work's model did not get the PM's words")
+	}
+	t.Logf("answer: %s\nproposal: %s", out.Answer, out.Proposal.Input)
 }

@@ -150,38 +150,28 @@ func applyBatch(instruction string) json.RawMessage {
 }
 
 // captureAnswer words capture_work's answer: its follow-up questions, or
-// its proposal as create_issue ops.
+// its proposal, whose issues are create_issue ops as they stand.
 func (r *Reginald) captureAnswer(t *turn, env tools.Envelope) {
-	var c tools.CaptureWorkOutput
+	var c struct {
+		NeedsMoreInfo []string `json:"needsMoreInfo"`
+		Proposal      *struct {
+			Issues      []json.RawMessage `json:"issues"`
+			Consequence string            `json:"consequence"`
+		} `json:"proposal"`
+	}
 	if b, err := json.Marshal(env.Data); err == nil {
 		_ = json.Unmarshal(b, &c)
 	}
 	switch {
 	case c.Proposal != nil:
-		type createIssue struct {
-			Op        string   `json:"op"`
-			Title     string   `json:"title"`
-			Body      string   `json:"body"`
-			Labels    []string `json:"labels,omitempty"`
-			Milestone *int64   `json:"milestone,omitempty"`
-			Deps      []int64  `json:"deps,omitempty"`
-		}
-		ops := make([]createIssue, 0, len(c.Proposal.Issues))
-		for _, is := range c.Proposal.Issues {
-			labels := []string{is.Estimate}
-			if is.Priority != "" {
-				labels = append(labels, is.Priority)
-			}
-			ops = append(ops, createIssue{Op: "create_issue", Title: is.Title, Body: is.Body, Labels: labels, Milestone: is.Milestone, Deps: is.Deps})
-		}
-		input := map[string]any{"ops": ops}
+		input := map[string]any{"ops": c.Proposal.Issues}
 		if t.in.Project != "" {
 			input["project"] = t.in.Project
 		}
 		batch, _ := json.Marshal(input)
 		t.out.Proposal = &Proposal{Tool: "apply_changes", Input: batch, Consequence: c.Proposal.Consequence}
-		t.out.Answer = fmt.Sprintf("capture_work proposes %d issues: %s. Nothing is filed; review them, then send the proposed apply_changes batch.",
-			len(ops), strings.TrimSuffix(c.Proposal.Consequence, "."))
+		t.out.Answer = fmt.Sprintf("capture_work proposes %d issues: %s. Nothing is filed; review them, then a person sends the proposed apply_changes batch.",
+			len(c.Proposal.Issues), strings.TrimSuffix(c.Proposal.Consequence, "."))
 	case len(c.NeedsMoreInfo) > 0:
 		t.out.Answer = "Before proposing issues, capture_work asks: " + strings.Join(c.NeedsMoreInfo, " ") +
 			" Answer these and call capture_work with the answers."

@@ -27,6 +27,10 @@ type Service struct {
 	Projects     []store.Project
 	Log          *slog.Logger
 	Fresh, Stale time.Duration
+	// Models answers the tools that need a language model (capture_work
+	// on the big role); nil, or a role left out, makes them answer
+	// MODEL_UNAVAILABLE.
+	Models ModelRouter
 	// Write is what the write tools need (Gitea, engine, jobs); see
 	// WriteConfig.
 	Write WriteConfig
