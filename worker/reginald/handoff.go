@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/commitea/commitea/worker/models"
@@ -94,10 +95,13 @@ func (r *Reginald) directiveInput(ctx context.Context, t *turn, call models.Func
 		if err != nil {
 			return nil, err
 		}
-		if v, err := models.ParseJSON(resp.Text); err == nil {
-			if m, ok := v.(map[string]any); ok {
-				in = m
-			}
+		v, err := models.ParseJSON(resp.Text)
+		if m, ok := v.(map[string]any); err == nil && ok {
+			in = m
+		} else {
+			// The small model's reading goes on; record_directive then
+			// says what is missing.
+			r.log().WarnContext(ctx, "the big model gave no directive object", slog.String("model", resp.Model), slog.Any("error", err))
 		}
 	}
 	delete(in, "project")
