@@ -34,6 +34,8 @@ var statusOf = map[string]int{
 	tools.CodeNotReady:           http.StatusServiceUnavailable,
 	tools.CodeNamespaceForbidden: http.StatusUnprocessableEntity,
 	tools.CodeBudgetExhausted:    http.StatusTooManyRequests,
+	// The model answered, twice, with nothing usable: an upstream failure.
+	tools.CodeModelInvalidOutput: http.StatusBadGateway,
 	tools.CodeGiteaUnavailable:   http.StatusBadGateway,
 	tools.CodeNotImplemented:     http.StatusNotImplemented,
 }

@@ -31,6 +31,7 @@ const (
 	CodeNamespaceForbidden = "NAMESPACE_FORBIDDEN"
 	CodeModelUnavailable   = "MODEL_UNAVAILABLE"
 	CodeBudgetExhausted    = "BUDGET_EXHAUSTED"
+	CodeModelInvalidOutput = "MODEL_INVALID_OUTPUT"
 	CodeGiteaUnavailable   = "GITEA_UNAVAILABLE"
 	CodeUnauthorized       = "UNAUTHORIZED"
 	CodeForbidden          = "FORBIDDEN"

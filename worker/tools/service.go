@@ -27,6 +27,13 @@ type Service struct {
 	Projects     []store.Project
 	Log          *slog.Logger
 	Fresh, Stale time.Duration
+	// Models answers the tools that need a language model (capture_work
+	// on the big role); nil, or a role left out, makes them answer
+	// MODEL_UNAVAILABLE.
+	Models ModelRouter
+	// Engine computes consequences on the live mirror (what-ifs); the
+	// recompute's worker.Forecaster.
+	Engine WhatIfEngine
 	// Write is what the write tools need (Gitea, engine, jobs); see
 	// WriteConfig.
 	Write WriteConfig
