@@ -50,7 +50,7 @@ Use only the issue numbers, milestone ids and member logins listed in the data.
 Labels: est/xs, est/s, est/m, est/l, est/xl are sizes (xs smallest); p/0 is urgent, p/3 low; deadline/hard marks an issue that must ship with its milestone and can never be dropped from it.
 Dates are YYYY-MM-DD; resolve relative dates ("next Friday") from today's date in the data.`
 
-// negotiation is what the model chose, as reported back to the caller.
+// Negotiation is what the model chose, as reported back to the caller.
 type Negotiation struct {
 	// Model is the "provider:model" that answered.
 	Model  string          `json:"model"`
@@ -59,12 +59,6 @@ type Negotiation struct {
 	// Repaired is true when the model's first answer was invalid and the
 	// repair request produced these params.
 	Repaired bool `json:"repaired,omitempty"`
-}
-
-// negotiationPrompt is the request for one directive, built from the
-// mirror.
-type negotiationPrompt struct {
-	req models.Request
 }
 
 // contextIssue is one issue as the model sees it: current values only.
@@ -110,6 +104,12 @@ func (s *Service) buildNegotiation(ctx context.Context, p store.Project, in Reco
 	if err != nil {
 		return models.Request{}, err
 	}
+	return negotiationRequest(in, k, heads, ms, s.now())
+}
+
+// negotiationRequest builds the request from the mirror's heads and
+// milestones as of now.
+func negotiationRequest(in RecordDirectiveInput, k directiveKind, heads []store.IssueHead, ms []store.Milestone, now time.Time) (models.Request, error) {
 	var t Target
 	if in.Target != nil {
 		t = *in.Target
@@ -117,7 +117,7 @@ func (s *Service) buildNegotiation(ctx context.Context, p store.Project, in Reco
 	needTarget := k.Target != "" && ((k.Target == "issue" && t.Issue == nil) || (k.Target == "milestone" && t.Milestone == nil) ||
 		(k.Target == "member" && strings.TrimSpace(t.Member) == ""))
 
-	data := negotiationData{Today: s.now().UTC().Format(time.DateOnly), Kind: k.Kind, Quote: in.Quote, Rationale: in.Rationale, Target: in.Target}
+	data := negotiationData{Today: now.UTC().Format(time.DateOnly), Kind: k.Kind, Quote: in.Quote, Rationale: in.Rationale, Target: in.Target}
 	head := map[int64]store.IssueHead{}
 	for _, h := range heads {
 		if !h.IsPull {
