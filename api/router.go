@@ -11,6 +11,7 @@ import (
 
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -41,6 +42,11 @@ type Config struct {
 	// PMState, when set, serves GET /v1/pm-state.md (read scope).
 	PMState PMStateRenderer
 	Version string
+	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
+	Dashboard http.Handler
+	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
+	// it can retry and cancel jobs.
+	RiverUI http.Handler
 }
 
 // NewRouter builds the HTTP handler.
@@ -67,6 +73,23 @@ func NewRouter(cfg Config) http.Handler {
 	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg}).ServeHTTP)
 	if cfg.Tools != nil {
 		mountTools(r, cfg)
+	}
+	// Metrics carry no secrets and scrapers rarely hold tokens; keep the
+	// port off the public internet instead.
+	r.Method(http.MethodGet, "/metrics", metrics.Handler())
+	browser := newAuthenticator(cfg.Tokens)
+	if cfg.Dashboard != nil {
+		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
+			target := "/dashboard/"
+			if q := req.URL.RawQuery; q != "" {
+				target += "?" + q
+			}
+			http.Redirect(w, req, target, http.StatusFound)
+		})
+		r.With(browser.requireBrowserScope(tools.ScopeRead)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+	}
+	if cfg.RiverUI != nil {
+		r.With(browser.requireBrowserScope(tools.ScopeApprove)).Mount("/riverui", cfg.RiverUI)
 	}
 	return r
 }

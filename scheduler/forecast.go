@@ -685,6 +685,13 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		} else {
 			qs := quantiles(groupFin[g], 0.10, 0.50, 0.80)
 			out.P10, out.P50, out.P80 = p.at(qs[0]), p.at(qs[1]), p.at(qs[2])
+			steps := make([]float64, MilestoneQuantiles)
+			for i := range steps {
+				steps[i] = float64(i) / (MilestoneQuantiles - 1)
+			}
+			for i, v := range quantiles(groupFin[g], steps...) {
+				out.Quantiles[i] = p.at(v)
+			}
 			if !m.Due.IsZero() {
 				dueH := m.Due.Sub(p.origin).Hours()
 				onTime := 0

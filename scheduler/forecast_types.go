@@ -64,7 +64,15 @@ type MilestoneForecast struct {
 	PDue float64 `json:"pDue"`
 	// SlackDays is due − p80 in working days (negative when late).
 	SlackDays float64 `json:"slackDays"`
+	// Quantiles is the finish-date distribution as a compact CDF: the
+	// finish date at probability 0, 5%, 10%, … 100% (21 points), so a
+	// reader can draw the whole S-curve. Zero when nothing is left. An
+	// array rather than a slice keeps MilestoneForecast comparable with ==.
+	Quantiles [MilestoneQuantiles]time.Time `json:"quantiles,omitzero"`
 }
+
+// MilestoneQuantiles is the number of points of MilestoneForecast.Quantiles.
+const MilestoneQuantiles = 21
 
 // PersonLoad is one person's scheduled work, in focused hours, median over
 // trials.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/metrics"
 )
 
 // Forecaster is the Recomputer: it loads a project's mirror, runs the
@@ -170,6 +171,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
 	}
+	metrics.Recomputed(project.FullName(), time.Since(start))
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
 		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/standup"
 )
 
@@ -112,6 +113,7 @@ func (w *StandupDeliveryWorker) Work(ctx context.Context, job *river.Job[Standup
 	msg := standup.Message{Project: project.FullName(), Day: a.Day, Text: st.Text, Report: report,
 		Key: standup.MessageKey(a.ProjectID, a.Day, a.Sink)}
 	if err := sink.Deliver(ctx, msg); err != nil {
+		metrics.StandupDelivery(a.Sink, "error")
 		if rerr := store.RecordStandupFailure(context.WithoutCancel(ctx), w.Pool, a.ProjectID, day, a.Sink, err.Error()); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
@@ -123,6 +125,7 @@ func (w *StandupDeliveryWorker) Work(ctx context.Context, job *river.Job[Standup
 			slog.String("sink", a.Sink), slog.Int("attempt", job.Attempt), slog.Any("error", err))
 		return fmt.Errorf("deliver standup of %s to %s: %w", project.FullName(), a.Sink, err)
 	}
+	metrics.StandupDelivery(a.Sink, "ok")
 	// The send succeeded: record it even if the job's context ends now.
 	if _, err := store.MarkStandupDelivered(context.WithoutCancel(ctx), w.Pool, a.ProjectID, day, a.Sink); err != nil {
 		return err

@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"riverqueue.com/riverui"
 
 	"github.com/commitea/commitea/api"
+	"github.com/commitea/commitea/api/dashboard"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -71,6 +74,22 @@ const recomputeEvery = 30 * time.Minute
 // the listener stops taking requests, queued deliveries are written and
 // answered, and running jobs get time to finish.
 func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
+	return m.serveWith(ctx, cfg, opts, nil)
+}
+
+// serving is what a running serve hands to its caller once the listener is
+// up: demo uses it to point its forge's webhook at the service and to wait
+// for the first snapshot.
+type serving struct {
+	Addr     net.Addr
+	Pool     *store.Pool
+	Projects []store.Project
+}
+
+// serveWith is serve, calling started (when not nil) once the HTTP
+// listener accepts connections. Everything serve wires is here, so demo
+// runs exactly what serve runs.
+func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, started func(serving)) error {
 	pool, err := m.openDatabase(ctx, cfg)
 	if err != nil {
 		return err
@@ -113,6 +132,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	}
 	syncer.Jobs = jobs
 	engine.Jobs = jobs
+	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
+		return store.SnapshotTimes(ctx, pool)
+	})
 
 	if opts.Role.RunsWorker() {
 		if err := jobs.Start(ctx); err != nil {
@@ -156,6 +178,21 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	if len(cfg.Tokens) == 0 {
 		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
+	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard"})
+	if err != nil {
+		return err
+	}
+	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{
+		Endpoints: riverui.NewEndpoints(jobs, nil),
+		Logger:    m.logger.With(slog.String("component", "riverui")),
+		Prefix:    "/riverui",
+	})
+	if err != nil {
+		return fmt.Errorf("river ui: %w", err)
+	}
+	if err := riverUI.Start(ctx); err != nil {
+		return fmt.Errorf("start river ui: %w", err)
+	}
 	toolService := tools.NewService(pool, projects, m.logger)
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
@@ -171,6 +208,8 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 		PMState:       toolService.PMStateMarkdown,
 		Tokens:        apiTokens(cfg.Tokens),
 		Version:       versionString(),
+		Dashboard:     board.Handler(),
+		RiverUI:       riverUI,
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
@@ -181,6 +220,9 @@ func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
 	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if started != nil {
+		started(serving{Addr: ln.Addr(), Pool: pool, Projects: projects})
+	}
 	select {
 	case err = <-errc:
 	case <-ctx.Done():

@@ -85,6 +85,7 @@ func (m *Main) commands() []command {
 		{"serve", "run the HTTP API and/or the background worker", m.runServe},
 		{"migrate", "apply database migrations and exit", m.runMigrate},
 		{"sync", "import or repair the mirror of projects from Gitea", m.runSync},
+		{"demo", "run everything against a built-in forge with a generated project", m.runDemo},
 		{"tool", "call a tool of a running instance: tool NAME '{json}'", m.runTool},
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},

@@ -16,7 +16,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -26,7 +25,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -133,20 +131,12 @@ func templateDelivery() ([]byte, error) {
 
 func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issues int) (round, error) {
 	var r round
-	dbURL, drop, err := freshDatabase(ctx, adminURL)
-	if err != nil {
-		return r, err
-	}
-	defer drop()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool, err := store.Open(ctx, dbURL)
+	pool, cleanup, err := storetest.Scratch(ctx, adminURL, "commitea_load", log)
 	if err != nil {
 		return r, err
 	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool, log); err != nil {
-		return r, err
-	}
+	defer cleanup()
 
 	// Raw single-row inserts, synchronous commit, same payload size.
 	if _, err := pool.Exec(ctx, `CREATE TABLE raw_insert (id bigserial PRIMARY KEY, delivery text UNIQUE, payload bytea)`); err != nil {
@@ -249,20 +239,12 @@ type burst struct {
 // every change is stored.
 func burstRound(ctx context.Context, adminURL string, template []byte, n, c int) (burst, error) {
 	var b burst
-	dbURL, drop, err := freshDatabase(ctx, adminURL)
-	if err != nil {
-		return b, err
-	}
-	defer drop()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool, err := store.Open(ctx, dbURL)
+	pool, cleanup, err := storetest.Scratch(ctx, adminURL, "commitea_load", log)
 	if err != nil {
 		return b, err
 	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool, log); err != nil {
-		return b, err
-	}
+	defer cleanup()
 	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
 	if err != nil {
 		return b, err
@@ -383,31 +365,6 @@ func post(ctx context.Context, client *http.Client, base, secret, id string, bod
 		return fmt.Errorf("delivery %s: status %d", id, resp.StatusCode)
 	}
 	return nil
-}
-
-func freshDatabase(ctx context.Context, adminURL string) (string, func(), error) {
-	admin, err := store.Open(ctx, adminURL)
-	if err != nil {
-		return "", nil, fmt.Errorf("%w (is PostgreSQL running? set -database or TEST_DATABASE_URL)", err)
-	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "commitea_load_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close()
-		return "", nil, fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(adminURL)
-	if err != nil {
-		admin.Close()
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	drop := func() {
-		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		admin.Close()
-	}
-	return u.String(), drop, nil
 }
 
 func envOr(k, def string) string {

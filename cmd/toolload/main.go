@@ -14,16 +14,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -77,20 +73,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	dbu, drop, err := freshDatabase(ctx, *dbURL)
-	if err != nil {
-		return err
-	}
-	defer drop()
-	pool, err := store.Open(ctx, dbu)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := store.Migrate(ctx, pool, log); err != nil {
+	pool, cleanup, err := storetest.Scratch(ctx, *dbURL, "commitea_toolload", log)
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	p, err := store.EnsureProject(ctx, pool, "load", "big")
 	if err != nil {
 		return err
@@ -294,31 +282,6 @@ func load(ctx context.Context, client *http.Client, base string, rate float64, d
 	sent := time.Since(start)
 	wg.Wait()
 	return result{achieved: float64(n) / sent.Seconds(), samples: samples}
-}
-
-func freshDatabase(ctx context.Context, adminURL string) (string, func(), error) {
-	admin, err := store.Open(ctx, adminURL)
-	if err != nil {
-		return "", nil, fmt.Errorf("%w (is PostgreSQL running? set -database or TEST_DATABASE_URL)", err)
-	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "commitea_toolload_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close()
-		return "", nil, fmt.Errorf("create database: %w", err)
-	}
-	u, err := url.Parse(adminURL)
-	if err != nil {
-		admin.Close()
-		return "", nil, errors.Join(err, errors.New("bad database URL"))
-	}
-	u.Path = "/" + name
-	drop := func() {
-		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		admin.Close()
-	}
-	return u.String(), drop, nil
 }
 
 func envOr(k, def string) string {

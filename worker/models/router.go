@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/metrics"
 )
 
 // Role is a job description for a model: Small phrases reads and
@@ -246,6 +247,11 @@ func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, re
 	r.log.DebugContext(ctx, "model request", slog.String("role", string(role)), slog.String("tool", req.Tool),
 		slog.String("model", row.Model), slog.Int64("prompt_tokens", row.PromptTokens),
 		slog.Int64("completion_tokens", row.CompletionTokens), slog.Any("error", err))
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	metrics.ModelRequest(string(role), outcome, int(row.PromptTokens), int(row.CompletionTokens))
 	// Record even when the caller gave up: the provider was asked.
 	if lerr := r.ledger.AddModelUsage(context.WithoutCancel(ctx), row); lerr != nil {
 		r.log.ErrorContext(ctx, "cannot record model usage", slog.String("role", string(role)), slog.Any("error", lerr))

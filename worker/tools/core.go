@@ -19,6 +19,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/commitea/commitea/worker/metrics"
 )
 
 // Error codes. The HTTP transport maps each to a status; MCP marks the
@@ -239,6 +241,19 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 // error that is not an *Error is logged and answered as INTERNAL without
 // its text, which may hold details the caller should not see.
 func (r *Registry) Call(ctx context.Context, c Caller, name string, raw json.RawMessage) (Envelope, *Error) {
+	env, err := r.call(ctx, c, name, raw)
+	outcome := "ok"
+	if err != nil {
+		outcome = err.Code
+	}
+	if _, known := r.Lookup(name); !known {
+		name = "unknown" // keep made-up names out of the metric's labels
+	}
+	metrics.ToolCall(name, outcome)
+	return env, err
+}
+
+func (r *Registry) call(ctx context.Context, c Caller, name string, raw json.RawMessage) (Envelope, *Error) {
 	t, ok := r.Lookup(name)
 	if !ok {
 		return Envelope{}, Errorf(CodeNotFound, "", "no tool %q; GET /v1/tools lists them", name)

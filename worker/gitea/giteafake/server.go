@@ -35,6 +35,9 @@ type Options struct {
 	HookSecret string
 	// HookClient posts webhooks; default http.DefaultClient.
 	HookClient *http.Client
+	// Generate, when set, replaces the recorded repository with a
+	// generated project (see Project): a year of a team's history.
+	Generate *Project
 }
 
 // Request is one request the fake received. Path is below /api/v1.
@@ -73,7 +76,8 @@ type Server struct {
 	hooks hookSender
 }
 
-// New starts a fake seeded with the state the recorded scenario left:
+// New starts a fake seeded with the state the recorded scenario left
+// (unless Options.Generate asks for a generated project):
 // issues #1-#3, pull request #4 (merged), labels est/S est/M p/1
 // deadline/hard, milestone v1.0, #2 depending on #1 and #3, comments,
 // tracked times and timelines.
@@ -98,10 +102,17 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("seed fake gitea: %w", err)
 	}
 	s := &Server{opts: opts, st: st}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.URL = "http://" + s.srv.Listener.Addr().String()
+	if opts.Generate != nil {
+		if err := generate(st, *opts.Generate, s.URL); err != nil {
+			s.srv.Close()
+			return nil, fmt.Errorf("generate fake gitea project: %w", err)
+		}
+	}
 	s.hooks.init(opts.HookClient)
 	s.hooks.set(opts.HookURL, opts.HookSecret)
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL
+	s.srv.Start()
 	return s, nil
 }
 
@@ -355,3 +366,10 @@ func decodeBody(body []byte, out any) error {
 }
 
 func (s *Server) now() time.Time { return s.opts.Now().UTC().Truncate(time.Second) }
+
+// Repo is the served repository as "owner/name".
+func (s *Server) Repo() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.owner + "/" + s.st.name
+}

@@ -354,19 +354,33 @@ func (s *state) timelineEntry(is *issueState, typ string, actor obj, at time.Tim
 	return e
 }
 
+// clone deep-copies a JSON-shaped object, so a response or a webhook never
+// shares maps with the state. A plain recursive copy: the fake renders
+// thousands of objects when a generated project is imported, and a JSON
+// round trip per object made that slow.
 func clone(o obj) obj {
 	if o == nil {
 		return nil
 	}
-	data, err := json.Marshal(o)
-	if err != nil {
-		panic(fmt.Sprintf("giteafake: clone: %v", err))
+	return copyValue(o).(obj)
+}
+
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case obj:
+		out := make(obj, len(x))
+		for k, e := range x {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e)
+		}
+		return out
 	}
-	var out obj
-	if err := json.Unmarshal(data, &out); err != nil {
-		panic(fmt.Sprintf("giteafake: clone: %v", err))
-	}
-	return out
+	return v
 }
 
 func str(v any) string {
@@ -374,9 +388,17 @@ func str(v any) string {
 	return s
 }
 
+// num reads a JSON number, whether decoded (float64) or set by the fake.
 func num(v any) float64 {
-	f, _ := v.(float64)
-	return f
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	}
+	return 0
 }
 
 func parseTime(v any) time.Time {

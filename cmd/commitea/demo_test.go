@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/store/storetest"
+	"github.com/commitea/commitea/worker"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while demo writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestDemo runs `commitea demo` as a newcomer would, on a database of its
+// own: it must come up, print working links, and a change made in the forge
+// (an estimate, as apply_changes makes it) must reach the service as a
+// webhook and move the milestone's forecast on the dashboard.
+func TestDemo(t *testing.T) {
+	dbName := fmt.Sprintf("commitea_demo_test_%d", time.Now().UnixNano()%1_000_000)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), storetest.URL())
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
+		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{dbName}.Sanitize()+" WITH (FORCE)")
+	})
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	m := &Main{Stdout: out, Stderr: errOut, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, []string{"demo", "--addr", "127.0.0.1:0", "--database", dbName}) }()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("demo returned %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("demo did not stop within 30s")
+		}
+		_ = m.Close()
+	}()
+	waitFor(t, "the demo banner", 3*time.Minute, func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("demo stopped: %v\n%s", err, errOut)
+		default:
+		}
+		return strings.Contains(out.String(), "Press Ctrl-C")
+	})
+	banner := out.String()
+	find := func(re string) string {
+		m := regexp.MustCompile(re).FindStringSubmatch(banner)
+		if m == nil {
+			t.Fatalf("banner lacks %s:\n%s", re, banner)
+		}
+		return m[1]
+	}
+	dash := find(`(http://\S+/dashboard/\?token=\S+)`)
+	token := find(`(?m)^Token.*\n\s+(\S+)`)
+	forge := find(`forge\s+(http://\S+)`)
+	base := strings.Split(dash, "/dashboard/")[0]
+	for _, tool := range []string{"query_project", "apply_changes", "record_directive", "capture_work"} {
+		if !strings.Contains(banner, "/v1/tools/"+tool) {
+			t.Errorf("banner has no curl for %s", tool)
+		}
+	}
+	if !strings.Contains(banner, `"mcpServers"`) {
+		t.Error("banner has no MCP configuration")
+	}
+
+	// The dashboard link works as printed: it sets the cookie and lands on
+	// the board.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(dash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-state="steeping"`) {
+		t.Fatalf("dashboard link: %d %.300s", resp.StatusCode, body)
+	}
+
+	// The printed query_project curl answers from the snapshot.
+	_ = find(`(curl -s .*query_project -d '\{"view":"runway"\}')`)
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/tools/query_project", strings.NewReader(`{"view":"runway"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "v1.0 Launch") {
+		t.Fatalf("query_project runway: %d %.300s", resp.StatusCode, body)
+	}
+
+	// The imported project: 400+ issues, four milestones, one hard.
+	pool, err := store.Open(ctx, mustDatabaseURL(t, dbName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := latest(t, pool, p.ID)
+	if snap.Counts.Issues < 400 || len(snap.Forecast.Milestones) != 4 || !snap.Forecast.Milestones[0].Hard {
+		t.Fatalf("demo project: %+v, milestones %+v", snap.Counts, snap.Forecast.Milestones)
+	}
+	before := snap.Forecast.Milestones[0]
+
+	// The printed apply_changes works as printed: it writes the estimate
+	// through the forge and answers with the consequence.
+	applyBody := find(`/v1/tools/apply_changes -d '(\{.*\})'`)
+	req, _ = http.NewRequest(http.MethodPost, base+"/v1/tools/apply_changes", strings.NewReader(applyBody))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"applied":1`) {
+		t.Fatalf("apply_changes as printed: %d %.300s", resp.StatusCode, body)
+	}
+
+	// Make every open est/s issue of the launch est/xl in the forge, the way
+	// apply_changes writes an estimate; the webhooks must move the cone.
+	cards, err := store.IssueCards(ctx, pool, p.ID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for _, c := range cards {
+		if c.State == "open" && c.Milestone != nil && *c.Milestone == 1 && !strings.Contains(strings.Join(c.Labels, ","), "est/x") {
+			req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/api/v1/repos/acme/teapot/issues/%d/labels", forge, c.Number), strings.NewReader(`{"labels":["est/xl"]}`))
+			req.Header.Set("Authorization", "token fake-token")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("label #%d: %v %v", c.Number, err, resp)
+			}
+			resp.Body.Close()
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no launch issue to re-estimate")
+	}
+	var after scheduler.MilestoneForecast
+	waitFor(t, "the re-estimate to reach the forecast", 60*time.Second, func() bool {
+		after = latest(t, pool, p.ID).Forecast.Milestones[0]
+		return after.P80.After(before.P80)
+	})
+	t.Logf("launch p50/p80 moved from %s/%s to %s/%s", before.P50.Format(time.DateOnly), before.P80.Format(time.DateOnly), after.P50.Format(time.DateOnly), after.P80.Format(time.DateOnly))
+
+	req, _ = http.NewRequest(http.MethodGet, base+"/dashboard/acme/teapot/milestones/1", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "p80 "+after.P80.Format("2 Jan")) {
+		t.Fatalf("the cone does not show the new p80 %s", after.P80.Format("2 Jan"))
+	}
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `commitea_snapshot_age_seconds{project="acme/teapot"}`) {
+		t.Fatal("metrics lack the demo project's snapshot age")
+	}
+}
+
+func mustDatabaseURL(t *testing.T, name string) string {
+	t.Helper()
+	u, err := withDatabase(storetest.URL(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func latest(t *testing.T, pool *store.Pool, projectID int64) worker.SnapshotData {
+	t.Helper()
+	s, err := store.LatestSnapshot(context.Background(), pool, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d worker.SnapshotData
+	if err := json.Unmarshal(s.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
