@@ -134,13 +134,20 @@ func (k directiveKind) doc() string {
 	return b.String()
 }
 
+// kindDocs documents every kind in one line, for the tool's description.
+func kindDocs() string {
+	docs := make([]string, len(directiveKinds))
+	for i, k := range directiveKinds {
+		docs[i] = k.doc()
+	}
+	return strings.Join(docs, "; ")
+}
+
 // paramsInputSchema is the params property of record_directive's input
 // schema: every kind's params, documented.
 func paramsInputSchema() map[string]any {
 	props := map[string]any{}
-	docs := make([]string, len(directiveKinds))
-	for i, k := range directiveKinds {
-		docs[i] = k.doc()
+	for _, k := range directiveKinds {
 		for _, p := range k.Params {
 			if p.Input != nil {
 				props[p.Name] = p.Input
@@ -151,7 +158,7 @@ func paramsInputSchema() map[string]any {
 	}
 	return map[string]any{
 		"type": "object", "additionalProperties": false, "properties": props,
-		"description": "structured effect, by kind: " + strings.Join(docs, "; ") +
+		"description": "structured effect, by kind: " + kindDocs() +
 			". Without params (except note) the big model negotiates them from the quote; MODEL_UNAVAILABLE when none is configured.",
 	}
 }

@@ -110,9 +110,7 @@ func (s *Service) recordDirectiveTool() Tool {
 			"verbatim words in the ledger and get its consequence per milestone (before/after) for "+
 			"propose-approve. It changes nothing in Gitea: effects land later through apply_changes with this "+
 			"directiveId; capacity directives change CommiTea's own capacity calendar at once. params by kind: "+
-			"reprioritize {priority: 0..3} + target.issue; reestimate {estimate: est/m} + target.issue; "+
-			"set-deadline {due?: YYYY-MM-DD, hard?: bool} + target.milestone; scope {add?: [n], drop?: [n]} + "+
-			"target.milestone; capacity {hoursPerDay?, timeOff?: [{from, to}]} + target.member; note: none.",
+			kindDocs()+". Without params the big model reads them from the quote (data.negotiated shows what it read).",
 		false, false, recordDirectiveInputSchema, recordDirectiveOutputSchema, s.recordDirective)
 }
 

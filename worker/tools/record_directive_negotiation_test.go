@@ -96,6 +96,10 @@ func TestRecordDirectiveNegotiated(t *testing.T) {
 	if v := env.Data.(tools.DirectivesView); v.PendingTotal != 2 || v.Pending[0].NegotiatedBy != "openai:big-model" {
 		t.Fatalf("directives view = %+v", v)
 	}
+	md, err := s.svc.PMStateMarkdown(ctx, "")
+	if err != nil || !strings.Contains(md, "- params: `{\"estimate\":\"est/xl\"}`, read from the quote by openai:big-model") {
+		t.Fatalf("pm-state.md (%v):\n%s", err, md)
+	}
 	if w := s.writes(); len(w) != 0 {
 		t.Fatalf("negotiation wrote to Gitea: %v", w)
 	}
