@@ -35,32 +35,33 @@ type directiveKind struct {
 // documents (a person or agent may write "p/1" for a priority).
 type directiveParam struct {
 	Name   string
+	Hint   string // the value's shape, for one-line docs
 	Schema *models.Schema
 	Input  map[string]any
 }
 
 var directiveKinds = []directiveKind{
 	{Kind: "reprioritize", Target: "issue", Params: []directiveParam{{
-		Name:   "priority",
+		Name: "priority", Hint: "0..3",
 		Schema: &models.Schema{Type: "integer", Minimum: models.Ptr(0.0), Maximum: models.Ptr(3.0), Description: "reprioritize: 0 urgent .. 3 low (p/0..p/3)"},
 		Input:  map[string]any{"type": []string{"integer", "string"}, "description": "reprioritize: 0..3 (or p/0..p/3)"},
 	}}},
 	{Kind: "reestimate", Target: "issue", Params: []directiveParam{{
-		Name:   "estimate",
+		Name: "estimate", Hint: "est/xs|est/s|est/m|est/l|est/xl",
 		Schema: withDescription(models.Enum("est/xs", "est/s", "est/m", "est/l", "est/xl"), "reestimate: the issue's new size"),
 		Input:  map[string]any{"type": "string", "description": "reestimate: est/xs, est/s, est/m, est/l or est/xl"},
 	}}},
 	{Kind: "set-deadline", Target: "milestone", AtLeastOne: true, Params: []directiveParam{
-		{Name: "due", Schema: dateSchema("set-deadline: the milestone's new due date, YYYY-MM-DD")},
-		{Name: "hard", Schema: &models.Schema{Type: "boolean", Description: "set-deadline: whether the deadline is hard"}},
+		{Name: "due", Hint: "YYYY-MM-DD", Schema: dateSchema("set-deadline: the milestone's new due date, YYYY-MM-DD")},
+		{Name: "hard", Hint: "bool", Schema: &models.Schema{Type: "boolean", Description: "set-deadline: whether the deadline is hard"}},
 	}},
 	{Kind: "scope", Target: "milestone", AtLeastOne: true, Rule: "an issue labelled deadline/hard cannot be dropped", Params: []directiveParam{
-		{Name: "add", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to bring into the milestone"}},
-		{Name: "drop", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to take out of the milestone"}},
+		{Name: "add", Hint: "[issue]", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to bring into the milestone"}},
+		{Name: "drop", Hint: "[issue]", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to take out of the milestone"}},
 	}},
 	{Kind: "capacity", Target: "member", AtLeastOne: true, Rule: "time off adds to what is there; for whole days off use timeOff, not hoursPerDay 0", Params: []directiveParam{
-		{Name: "hoursPerDay", Schema: &models.Schema{Type: "number", Minimum: models.Ptr(0.25), Maximum: models.Ptr(24.0), Description: "capacity: focused hours per working day, (0, 24]"}},
-		{Name: "timeOff", Schema: withDescription(models.ArrayOf(models.Object(map[string]*models.Schema{
+		{Name: "hoursPerDay", Hint: "(0, 24]", Schema: &models.Schema{Type: "number", Minimum: models.Ptr(0.25), Maximum: models.Ptr(24.0), Description: "capacity: focused hours per working day, (0, 24]"}},
+		{Name: "timeOff", Hint: "[{from, to}]", Schema: withDescription(models.ArrayOf(models.Object(map[string]*models.Schema{
 			"from": dateSchema("first day off, YYYY-MM-DD"), "to": dateSchema("last day off, YYYY-MM-DD, inclusive"),
 		})), "capacity: days off, YYYY-MM-DD inclusive")},
 	}},
@@ -119,6 +120,7 @@ func (k directiveKind) doc() string {
 			if k.AtLeastOne {
 				names[i] += "?"
 			}
+			names[i] += ": " + p.Hint
 		}
 		fmt.Fprintf(&b, " {%s}", strings.Join(names, ", "))
 	}
