@@ -116,7 +116,9 @@ func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (schedule
 	return model.input, nil
 }
 
-// WhatIfOptions are the forecast options the recompute uses.
-func (f *Forecaster) WhatIfOptions() scheduler.Options {
-	return scheduler.Options{Trials: f.Trials}
+// WhatIfOptions are the forecast options the recompute of the project
+// uses, its seed included, so a what-if's "after" is what the next snapshot
+// will show once the change lands.
+func (f *Forecaster) WhatIfOptions(projectID int64) scheduler.Options {
+	return f.forecastOptions(projectID)
 }

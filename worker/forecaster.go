@@ -129,7 +129,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	model := buildModel(project.FullName(), mirror, transitions, withCapacity(f.People, f.DefaultCalendar, caps), f.DefaultCalendar, f.StaleWorkingDays, now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
-	fc, err := scheduler.Run(model.input, scheduler.Options{Trials: f.Trials})
+	fc, err := scheduler.Run(model.input, f.forecastOptions(projectID))
 	if err != nil {
 		return fmt.Errorf("forecast %s: %w", project.FullName(), err)
 	}
@@ -175,6 +175,22 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
 		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil
+}
+
+// forecastOptions keys a project's random streams to the project itself,
+// not to its changing inputs: consecutive snapshots then share their draws
+// (common random numbers over time), so a change moves the forecast by its
+// own effect and not by fresh noise, and a what-if predicts exactly what
+// the next snapshot shows. Identical inputs still give identical output.
+func (f *Forecaster) forecastOptions(projectID int64) scheduler.Options {
+	z := uint64(projectID) + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	if z == 0 {
+		z = 1
+	}
+	return scheduler.Options{Trials: f.Trials, Seed: z}
 }
 
 func countMirror(m store.Mirror) Counts {

@@ -111,7 +111,7 @@ func (s *Service) whatIf(ctx context.Context, projectID int64, changes func(sche
 	if len(cs) == 0 {
 		return scheduler.WhatIfResult{Consequence: "no change to the forecast"}, nil
 	}
-	res, err := scheduler.WhatIf(in, cs, eng.WhatIfOptions())
+	res, err := scheduler.WhatIf(in, cs, eng.WhatIfOptions(projectID))
 	if err != nil {
 		return scheduler.WhatIfResult{}, fmt.Errorf("what-if: %w", err)
 	}
