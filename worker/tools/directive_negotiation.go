@@ -124,6 +124,14 @@ func negotiationRequest(in RecordDirectiveInput, k directiveKind, heads []store.
 			head[h.Number] = h
 		}
 	}
+	// A target the caller named must exist before any model is asked: that
+	// mistake is the caller's, and costs no budget.
+	if _, ok := head[deref(t.Issue)]; t.Issue != nil && !ok {
+		return models.Request{}, Errorf(CodeNotFound, "target.issue", "issue #%d is not in the mirror", *t.Issue)
+	}
+	if t.Milestone != nil && !slices.ContainsFunc(ms, func(m store.Milestone) bool { return m.ID == *t.Milestone }) {
+		return models.Request{}, Errorf(CodeNotFound, "target.milestone", "milestone %d is not in the mirror", *t.Milestone)
+	}
 	var picked []int64
 	pick := func(n int64) {
 		if _, ok := head[n]; ok && !slices.Contains(picked, n) && len(picked) < maxContextIssues {
@@ -399,4 +407,11 @@ func negotiatedInvalid(n *Negotiation, err error) error {
 	}
 	return Errorf(CodeModelInvalidOutput, te.Field, "the big model (%s) read the quote as params %s that CommiTea cannot accept: %s; nothing was recorded; send params yourself or rephrase",
 		n.Model, n.Params, te.Message)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -41,6 +41,14 @@ func TestNegotiationPromptSize(t *testing.T) {
 			t.Fatalf("%s prompt is %d tokens, want < 6000", kind, tokens)
 		}
 	}
+	// The typical call names its target: the context is that one issue.
+	k, _ := directiveKindOf("reestimate")
+	issue := int64(42)
+	req, err := negotiationRequest(RecordDirectiveInput{Kind: "reestimate", Quote: "#42 is bigger than we thought, call it an L", Target: &Target{Issue: &issue}}, k, heads, ms, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("typical reestimate with a target: ~%d tokens", models.RequestTokens(req))
 }
 
 // Text that tries to close the data block or pose as the system is

@@ -172,6 +172,14 @@ func TestRecordDirectiveNegotiationFailures(t *testing.T) {
 			t.Fatalf("error = %+v", terr)
 		}
 	})
+	t.Run("unknown target", func(t *testing.T) {
+		// The caller's mistake: refused before any model is asked.
+		big := modeltest.NewOpenAI(t)
+		s.withBigModel(t, big)
+		if terr := s.refuse(t, `{"kind":"reestimate","quote":"#99 is big","target":{"issue":99}}`, tools.CodeNotFound); terr.Field != "target.issue" || len(big.Requests()) != 0 {
+			t.Fatalf("error = %+v after %d requests", terr, len(big.Requests()))
+		}
+	})
 	t.Run("no big model", func(t *testing.T) {
 		small := modeltest.NewOpenAI(t)
 		router, _, _ := modeltest.Router(t, small, nil)
