@@ -96,6 +96,15 @@ func TestRecordDirectiveNegotiated(t *testing.T) {
 	if v := env.Data.(tools.DirectivesView); v.PendingTotal != 2 || v.Pending[0].NegotiatedBy != "openai:big-model" {
 		t.Fatalf("directives view = %+v", v)
 	}
+	// The Anthropic-shaped API (no response_format; the schema is in the
+	// prompt) negotiates the same way.
+	claude := modeltest.NewAnthropic(t, modeltest.JSON(map[string]any{"params": map[string]any{"hard": true}}, 900, 9))
+	s.withBigModel(t, claude)
+	out, _ = s.record(t, `{"kind":"set-deadline","quote":"v2.0's date is a hard one now.","target":{"milestone":`+itoa(ms)+`}}`)
+	if out.Negotiated == nil || out.Negotiated.Model != "anthropic:big-model" || jsonbCompact(out.Negotiated.Params) != `{"hard":true}` {
+		t.Fatalf("negotiated over the Anthropic API = %+v", out.Negotiated)
+	}
+
 	md, err := s.svc.PMStateMarkdown(ctx, "")
 	if err != nil || !strings.Contains(md, "- params: `{\"estimate\":\"est/xl\"}`, read from the quote by openai:big-model") {
 		t.Fatalf("pm-state.md (%v):\n%s", err, md)
