@@ -115,7 +115,13 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
-	standups, err := m.addStandupJobs(cfg, pool, gc, workers)
+	// One model router for the tools and the standups: one budget, one
+	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
+	languageModels, err := m.modelRouter(cfg, pool)
+	if err != nil {
+		return err
+	}
+	standups, err := m.addStandupJobs(cfg, pool, gc, languageModels, workers)
 	if err != nil {
 		return err
 	}
@@ -195,6 +201,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	}
 	toolService := tools.NewService(pool, projects, m.logger)
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
+	toolService.Models = languageModels
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{

@@ -126,7 +126,11 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 // its hour, so the dashboard's standup page has one to show; the demo has
 // no sinks, so nothing is delivered. On a day off there is none.
 func (m *Main) demoStandup(ctx context.Context, cfg Config, pool *store.Pool, projectID int64) error {
-	s, err := m.newStandups(cfg, pool)
+	router, err := m.modelRouter(cfg, pool)
+	if err != nil {
+		return err
+	}
+	s, err := m.newStandups(cfg, pool, router)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
+	"github.com/commitea/commitea/worker/models/modeltest"
 )
 
 // freeAddr finds a loopback port to listen on. The fake Gitea needs the
@@ -54,7 +55,17 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fake.Close()
+	// The big model is a scripted OpenAI-compatible server: capture_work
+	// must reach it through the router serve builds.
+	big := modeltest.NewOpenAI(t)
+	big.Handle(func(modeltest.Request) modeltest.Reply {
+		return modeltest.JSON(map[string]any{"kind": "proposal", "issues": []any{
+			map[string]any{"title": "Add Keycloak login", "body": "Sign in with Keycloak.", "estimate": "est/m", "dependsOn": []any{3}},
+		}}, 800, 100)
+	})
 	env := map[string]string{
+		"COMMITEA_BIG_MODEL":      "openai:big-model",
+		"COMMITEA_BIG_BASE_URL":   big.BaseURL(),
 		"DATABASE_URL":            dbURL,
 		"GITEA_URL":               fake.URL,
 		"GITEA_TOKEN":             fake.Token(),
@@ -187,6 +198,16 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	if i, err := store.GetIssue(bg, pool, p.ID, 3); err != nil || !slices.Contains(i.Labels, "est/l") {
 		t.Errorf("issue 3 in the mirror after apply_changes: %+v %v", i.Labels, err)
+	}
+	// capture_work proposes through the configured big model, with the
+	// engine's consequence, and files nothing.
+	stdout, stderr, err = run(t, toolEnv, "tool", "capture_work", `{"braindump":"We need Keycloak login."}`)
+	if err != nil || !strings.Contains(stdout, `"op": "create_issue"`) || !strings.Contains(stdout, `"consequence"`) ||
+		!strings.Contains(stdout, `"deps": [`) {
+		t.Errorf("tool capture_work: %v\n%s%s", err, stdout, stderr)
+	}
+	if n := len(big.Requests()); n != 1 {
+		t.Errorf("big model requests = %d, want 1", n)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatal("serve context cancelled early")

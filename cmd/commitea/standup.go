@@ -217,19 +217,16 @@ func standupSinks(c Config, gc standup.Commenter) worker.StandupSinks {
 }
 
 // newStandups builds the standup service. With a small model configured
-// it phrases the standup (checked, the template otherwise); without one
-// the template is the standup.
-func (m *Main) newStandups(cfg Config, pool *store.Pool) (*worker.Standups, error) {
+// on router it phrases the standup (checked, the template otherwise);
+// without one the template is the standup. serve passes the router the
+// tools share, so budgets and usage are one account.
+func (m *Main) newStandups(cfg Config, pool *store.Pool, router *models.Router) (*worker.Standups, error) {
 	sched, err := cfg.StandupSchedule()
 	if err != nil {
 		return nil, err
 	}
 	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar}
-	if cfg.Models.Small.Model != "" {
-		router, err := m.modelRouter(cfg, pool)
-		if err != nil {
-			return nil, err
-		}
+	if router != nil && router.Has(models.Small) {
 		s.Phraser = standup.ModelPhraser{Model: router.For(models.Small)}
 	}
 	return s, nil
@@ -242,8 +239,8 @@ type standupJobs struct {
 	producer *worker.StandupWorker
 }
 
-func (m *Main) addStandupJobs(cfg Config, pool *store.Pool, gc *gitea.Client, workers *river.Workers) (*standupJobs, error) {
-	s, err := m.newStandups(cfg, pool)
+func (m *Main) addStandupJobs(cfg Config, pool *store.Pool, gc *gitea.Client, router *models.Router, workers *river.Workers) (*standupJobs, error) {
+	s, err := m.newStandups(cfg, pool, router)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +312,11 @@ func (m *Main) standup(ctx context.Context, cfg Config, opts standupOptions) err
 	if err != nil {
 		return err
 	}
-	s, err := m.newStandups(cfg, pool)
+	router, err := m.modelRouter(cfg, pool)
+	if err != nil {
+		return err
+	}
+	s, err := m.newStandups(cfg, pool, router)
 	if err != nil {
 		return err
 	}

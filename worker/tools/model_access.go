@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/worker/models"
 )
 
@@ -14,12 +13,6 @@ import (
 type ModelRouter interface {
 	Has(role models.Role) bool
 	Generate(ctx context.Context, role models.Role, req models.Request) (models.Response, error)
-}
-
-// WhatIfEngine forecasts a project's current input with and without
-// hypothetical changes (*worker.Forecaster).
-type WhatIfEngine interface {
-	WhatIf(ctx context.Context, projectID int64, changes []scheduler.Change) (scheduler.WhatIfResult, error)
 }
 
 // hasModel reports whether role can answer at all.

@@ -31,9 +31,6 @@ type Service struct {
 	// on the big role); nil, or a role left out, makes them answer
 	// MODEL_UNAVAILABLE.
 	Models ModelRouter
-	// Engine computes consequences on the live mirror (what-ifs); the
-	// recompute's worker.Forecaster.
-	Engine WhatIfEngine
 	// Write is what the write tools need (Gitea, engine, jobs); see
 	// WriteConfig.
 	Write WriteConfig
