@@ -25,19 +25,22 @@ const (
 // Directive is one entry of a project's directive ledger: a PM's intent in
 // their own words, with the structured effect and its consequence.
 type Directive struct {
-	ID          int64
-	ProjectID   int64
-	Kind        string
-	Quote       string
-	Target      json.RawMessage
-	Params      json.RawMessage // nil when the directive has none yet
-	Rationale   string
-	Caller      string
-	Consequence json.RawMessage
-	Summary     string
-	Status      string
-	CreatedAt   time.Time
-	AppliedAt   *time.Time
+	ID        int64
+	ProjectID int64
+	Kind      string
+	Quote     string
+	Target    json.RawMessage
+	Params    json.RawMessage // nil when the directive has none yet
+	// NegotiatedBy names the model ("provider:model") that turned the quote
+	// into Params; "" when the caller gave them.
+	NegotiatedBy string
+	Rationale    string
+	Caller       string
+	Consequence  json.RawMessage
+	Summary      string
+	Status       string
+	CreatedAt    time.Time
+	AppliedAt    *time.Time
 }
 
 // AppendDirective adds a directive to the ledger and returns its id.
@@ -54,9 +57,9 @@ func AppendDirective(ctx context.Context, q DBTX, d Directive) (int64, error) {
 		status = DirectivePending
 	}
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at, negotiated_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt, d.NegotiatedBy).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("append directive to project %d: %w", d.ProjectID, err)
 	}
@@ -81,11 +84,11 @@ func MarkDirectiveApplied(ctx context.Context, q DBTX, projectID, id int64, at t
 // most recent ledger entries of any status (newest first), at most limit of
 // each, with the number of pending ones.
 func Directives(ctx context.Context, q DBTX, projectID int64, limit int) (pending, recent []Directive, pendingTotal int, err error) {
-	const cols = `id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at`
+	const cols = `id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by`
 	scan := func(r pgx.Rows) (Directive, error) {
 		var d Directive
 		err := r.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt)
+			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy)
 		return d, err
 	}
 	pending, err = collectArgs(ctx, q, `SELECT `+cols+` FROM directives WHERE project_id = $1 AND status = 'pending'

@@ -197,10 +197,10 @@ func AuditLog(ctx context.Context, q DBTX, projectID int64, limit int) ([]AuditE
 // GetDirective reads one ledger entry of a project, or ErrNotFound.
 func GetDirective(ctx context.Context, q DBTX, projectID, id int64) (Directive, error) {
 	var d Directive
-	err := q.QueryRow(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at
+	err := q.QueryRow(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by
 		FROM directives WHERE project_id = $1 AND id = $2`, projectID, id).
 		Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt)
+			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy)
 	if noRows(err) {
 		return Directive{}, fmt.Errorf("directive %d: %w", id, ErrNotFound)
 	}
@@ -213,7 +213,7 @@ func GetDirective(ctx context.Context, q DBTX, projectID, id int64) (Directive, 
 // Ledger returns every directive of a project, oldest first, for
 // pm-state.md.
 func Ledger(ctx context.Context, q DBTX, projectID int64) ([]Directive, error) {
-	rows, err := q.Query(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at
+	rows, err := q.Query(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by
 		FROM directives WHERE project_id = $1 ORDER BY id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("ledger of project %d: %w", projectID, err)
@@ -223,7 +223,7 @@ func Ledger(ctx context.Context, q DBTX, projectID int64) ([]Directive, error) {
 	for rows.Next() {
 		var d Directive
 		if err := rows.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt); err != nil {
+			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy); err != nil {
 			return nil, fmt.Errorf("ledger of project %d: %w", projectID, err)
 		}
 		out = append(out, d)

@@ -57,6 +57,7 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 		project     store.Project
 		mirror      store.Mirror
 		transitions []store.Transition
+		prev        map[int64]store.IssueState
 	)
 	err := store.InSnapshotTx(ctx, w.Pool, func(tx store.Tx) error {
 		var err error
@@ -66,7 +67,10 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 		if mirror, err = store.LoadMirror(ctx, tx, id); err != nil {
 			return err
 		}
-		transitions, err = store.Transitions(ctx, tx, id)
+		if transitions, err = store.Transitions(ctx, tx, id); err != nil {
+			return err
+		}
+		prev, err = store.IssueStates(ctx, tx, id)
 		return err
 	})
 	if err != nil {
@@ -76,8 +80,11 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 	if w.Now != nil {
 		now = w.Now()
 	}
-	model := buildModel(project.FullName(), mirror, transitions, w.People, w.DefaultCalendar, 0, now.UTC())
-	items := historyItems(mirror, model.statuses, transitions)
+	model := buildModel(modelSource{
+		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
+		people: w.People, calendar: w.DefaultCalendar,
+	}, now.UTC())
+	items := historyItems(mirror, model.statuses, append(transitions, model.transitions...))
 	trials := w.Trials
 	if trials <= 0 {
 		trials = 400

@@ -91,6 +91,7 @@ func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (schedule
 		mirror      store.Mirror
 		transitions []store.Transition
 		caps        []store.Capacity
+		prev        map[int64]store.IssueState
 	)
 	err := store.InSnapshotTx(ctx, f.Pool, func(tx store.Tx) error {
 		var err error
@@ -103,7 +104,10 @@ func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (schedule
 		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
 			return err
 		}
-		caps, err = store.CapacityCalendar(ctx, tx, projectID)
+		if caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
+			return err
+		}
+		prev, err = store.IssueStates(ctx, tx, projectID)
 		return err
 	})
 	if err != nil {
@@ -111,7 +115,10 @@ func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (schedule
 	}
 	now := f.now().UTC()
 	people := withCapacity(f.People, f.DefaultCalendar, caps)
-	model := buildModel(project.FullName(), mirror, transitions, people, f.DefaultCalendar, f.StaleWorkingDays, now)
+	model := buildModel(modelSource{
+		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
+		people: people, calendar: f.DefaultCalendar, staleDays: f.StaleWorkingDays,
+	}, now)
 	model.input.Calibration = scheduler.Calibrate(model.samples, f.Calibration)
 	return model.input, nil
 }

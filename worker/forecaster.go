@@ -126,7 +126,10 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	}
 
 	now := f.now().UTC()
-	model := buildModel(project.FullName(), mirror, transitions, withCapacity(f.People, f.DefaultCalendar, caps), f.DefaultCalendar, f.StaleWorkingDays, now)
+	model := buildModel(modelSource{
+		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
+		people: withCapacity(f.People, f.DefaultCalendar, caps), calendar: f.DefaultCalendar, staleDays: f.StaleWorkingDays,
+	}, now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
 	fc, err := scheduler.Run(model.input, f.forecastOptions(projectID))
@@ -151,7 +154,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
-	states, ts := stateChanges(mirror, model.statuses, prev, lastTransition(transitions), now)
+	states, ts := model.states, model.transitions
 	hash := inputsHash(model)
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {

@@ -159,14 +159,44 @@ type engineModel struct {
 	statuses []scheduler.IssueStatus
 	samples  []scheduler.Sample
 	input    scheduler.Input
+	// states and transitions are the lifecycle changes this model found
+	// against the recorded states, for the recompute to record.
+	states      []store.IssueState
+	transitions []store.Transition
 }
 
-// buildModel runs the lifecycle rules over the mirror and assembles the
-// calibration samples and the forecast's input. Calibration itself is left
-// to the caller, which owns its options.
-func buildModel(repo string, m store.Mirror, transitions []store.Transition, people []scheduler.Person, def scheduler.Calendar, staleDays int, now time.Time) engineModel {
-	people, calendars := team(m.Issues, people, def)
-	statuses := scheduler.Infer(projectFacts(repo, m), now, people, scheduler.LifecycleOptions{StaleWorkingDays: staleDays})
+// modelSource is what a model is built from: the mirror, the recorded
+// lifecycle (transitions and current states) and the team.
+type modelSource struct {
+	repo        string
+	mirror      store.Mirror
+	transitions []store.Transition
+	prev        map[int64]store.IssueState
+	people      []scheduler.Person
+	calendar    scheduler.Calendar // the default one
+	staleDays   int
+}
+
+// buildModel runs the lifecycle rules over the mirror, works out the
+// transitions they imply, and assembles the calibration samples and the
+// forecast's input from the recorded transitions plus those new ones, so
+// the model a recompute stores is the one the next recompute rebuilds.
+// Calibration itself is left to the caller, which owns its options.
+func buildModel(src modelSource, now time.Time) engineModel {
+	m := src.mirror
+	people, calendars := team(m.Issues, src.people, src.calendar)
+	statuses := scheduler.Infer(projectFacts(src.repo, m), now, people, scheduler.LifecycleOptions{StaleWorkingDays: src.staleDays})
+	states, fresh := stateChanges(m, statuses, src.prev, lastTransition(src.transitions), now)
+	transitions := src.transitions
+	if len(fresh) > 0 {
+		transitions = append(slices.Clone(src.transitions), fresh...)
+		slices.SortStableFunc(transitions, func(a, b store.Transition) int {
+			if a.Issue != b.Issue {
+				return cmpInt64(a.Issue, b.Issue)
+			}
+			return a.At.Compare(b.At)
+		})
+	}
 	byNumber := make(map[int64]scheduler.IssueStatus, len(statuses))
 	for _, s := range statuses {
 		byNumber[s.Number] = s
@@ -186,7 +216,7 @@ func buildModel(repo string, m store.Mirror, transitions []store.Transition, peo
 		}
 	}
 
-	model := engineModel{statuses: statuses}
+	model := engineModel{statuses: statuses, states: states, transitions: fresh}
 	model.input = scheduler.Input{Now: now, People: people, Milestones: engineMilestones(m.Milestones)}
 	for _, i := range m.Issues {
 		if i.IsPull {
@@ -255,4 +285,14 @@ func team(issues []store.Issue, configured []scheduler.Person, def scheduler.Cal
 	}
 	slices.SortFunc(people, func(a, b scheduler.Person) int { return strings.Compare(a.Login, b.Login) })
 	return people, calendars
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

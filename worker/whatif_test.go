@@ -96,3 +96,41 @@ func TestWhatIfPredictsTheNextSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestRecomputeIsAFixedPoint: recomputing an unchanged mirror gives the
+// same forecast, even the first time, when the recompute itself records the
+// issues' first transitions.
+func TestRecomputeIsAFixedPoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	shape := storetest.ProjectShape{Open: 80, Done: 100, People: 5, DepShare: 0.3, Milestones: 2, Seed: 11}
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
+		t.Fatal(err)
+	}
+	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 500, Now: func() time.Time { return now }}
+	forecast := func() string {
+		t.Helper()
+		if err := f.Recompute(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := store.LatestSnapshot(ctx, pool, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data SnapshotData
+		if err := json.Unmarshal(snap.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(data.Forecast)
+		return snap.InputsHash + string(b)
+	}
+	if first, second := forecast(), forecast(); first != second {
+		t.Error("the second recompute of an unchanged mirror changed the forecast")
+	}
+}

@@ -58,7 +58,10 @@ func TestServeEndToEnd(t *testing.T) {
 	// The big model is a scripted OpenAI-compatible server: capture_work
 	// must reach it through the router serve builds.
 	big := modeltest.NewOpenAI(t)
-	big.Handle(func(modeltest.Request) modeltest.Reply {
+	big.Handle(func(r modeltest.Request) modeltest.Reply {
+		if strings.Contains(r.System, "directive into structured parameters") {
+			return modeltest.JSON(map[string]any{"params": map[string]any{"estimate": "est/xl"}}, 600, 10)
+		}
 		return modeltest.JSON(map[string]any{"kind": "proposal", "issues": []any{
 			map[string]any{"title": "Add Keycloak login", "body": "Sign in with Keycloak.", "estimate": "est/m", "dependsOn": []any{3}},
 		}}, 800, 100)
@@ -208,6 +211,21 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	if n := len(big.Requests()); n != 1 {
 		t.Errorf("big model requests = %d, want 1", n)
+	}
+	// record_directive without params: the big model reads them from the
+	// quote; the directive is pending and nothing is written to Gitea.
+	writesBefore := len(fake.Requests())
+	stdout, stderr, err = run(t, toolEnv, "tool", "record_directive", `{"kind":"reestimate","quote":"#3 is really an XL","target":{"issue":3}}`)
+	if err != nil || !strings.Contains(stdout, `"model": "openai:big-model"`) || !strings.Contains(stdout, `"estimate": "est/xl"`) {
+		t.Errorf("tool record_directive: %v\n%s%s", err, stdout, stderr)
+	}
+	for _, r := range fake.Requests()[writesBefore:] {
+		if r.Method != http.MethodGet {
+			t.Errorf("record_directive wrote to Gitea: %s %s", r.Method, r.Path)
+		}
+	}
+	if n := len(big.Requests()); n != 2 {
+		t.Errorf("big model requests = %d, want 2", n)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatal("serve context cancelled early")

@@ -86,7 +86,7 @@ const applyChangesInputSchema = `{
         {"type": "object", "additionalProperties": false, "required": ["op", "title", "body"], "properties": {
           "op": {"const": "create_issue"}, "title": {"type": "string", "minLength": 1}, "body": {"type": "string"},
           "labels": {"type": "array", "items": {"type": "string"}}, "milestone": {"type": "integer"},
-          "deps": {"type": "array", "items": {"type": "integer"}}}},
+          "deps": {"type": "array", "items": {"type": "integer"}, "description": "issue numbers it depends on, or -k for the issue the k-th create_issue of this batch files (as capture_work proposes)"}}},
         {"type": "object", "additionalProperties": false, "required": ["op", "issue", "estimate"], "properties": {
           "op": {"const": "set_estimate"}, "issue": {"type": "integer"},
           "estimate": {"enum": ["est/xs", "est/s", "est/m", "est/l", "est/xl"]}}},
@@ -466,14 +466,14 @@ func (b *batch) load(ctx context.Context) error {
 func (b *batch) validate() []RejectedOp {
 	var out []RejectedOp
 	for i, op := range b.in.Ops {
-		if reason := b.validateOp(op); reason != "" {
+		if reason := b.validateOp(i, op); reason != "" {
 			out = append(out, RejectedOp{Op: i, Reason: reason})
 		}
 	}
 	return out
 }
 
-func (b *batch) validateOp(op Op) string {
+func (b *batch) validateOp(i int, op Op) string {
 	fields, known := opFields[op.Op]
 	if !known {
 		return fmt.Sprintf("%s: unknown op %q; one of create_issue, set_estimate, set_priority, set_milestone, set_deadline_hard, add_dep, remove_dep, close_issue, remove_label",
@@ -528,7 +528,17 @@ func (b *batch) validateOp(op Op) string {
 				return r
 			}
 		}
+		earlier := len(createIndexes(b.in.Ops[:i]))
 		for _, d := range op.Deps {
+			if d < 0 {
+				// -k: the k-th create_issue of this batch, as capture_work
+				// proposes dependencies among its own items.
+				if -d > int64(earlier) {
+					return fmt.Sprintf("%s: deps %d names the %d. create_issue of this batch, but only %d come before this one",
+						CodeInvalidInput, d, -d, earlier)
+				}
+				continue
+			}
 			if r := issue(d, "deps"); r != "" {
 				return r
 			}
@@ -617,8 +627,12 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 		milestones[m.ID] = true
 	}
 	var out []scheduler.Change
+	creates := 0 // proposed issues are -1, -2, ... in the order filed
 	for i, op := range ops {
 		if skip(i) {
+			if op.Op == "create_issue" {
+				creates++
+			}
 			continue
 		}
 		is := issues[op.Issue]
@@ -631,12 +645,13 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 				}
 			}
 			size, priority, hard := scheduler.ParseLabels(canon)
-			n := &scheduler.Issue{Title: op.Title, Estimate: size, Priority: priority, HardDeadline: hard, Labels: canon}
+			creates++
+			n := &scheduler.Issue{Number: -int64(creates), Title: op.Title, Estimate: size, Priority: priority, HardDeadline: hard, Labels: canon}
 			if op.Milestone != nil && milestones[*op.Milestone] {
 				n.Milestone = *op.Milestone
 			}
 			for _, d := range op.Deps {
-				if issues[d] != nil {
+				if issues[d] != nil || (d < 0 && -d < int64(creates)) {
 					n.DependsOn = append(n.DependsOn, d)
 				}
 			}
@@ -690,6 +705,18 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 					out = append(out, scheduler.Change{Kind: scheduler.SetPriority, Issue: op.Issue, Priority: scheduler.DefaultPriority})
 				}
 			}
+		}
+	}
+	return out
+}
+
+// createIndexes lists the positions of the create_issue ops; a dependency
+// -k names the issue the k-th of them files.
+func createIndexes(ops []Op) []int {
+	var out []int
+	for i, op := range ops {
+		if op.Op == "create_issue" {
+			out = append(out, i)
 		}
 	}
 	return out

@@ -235,6 +235,8 @@ func TestApplyChangesRejectsWithoutWriting(t *testing.T) {
 		{"unknown milestone", `{"ops":[{"op":"set_milestone","issue":2,"milestone":42}]}`, []int{0}, "milestone 42"},
 		{"unknown dep", `{"ops":[{"op":"create_issue","title":"x","body":"","deps":[77]}]}`, []int{0}, "#77"},
 		{"self dep", `{"ops":[{"op":"add_dep","issue":2,"dependsOn":2}]}`, []int{0}, "itself"},
+		{"proposal dep ahead", `{"ops":[{"op":"create_issue","title":"a","body":""},{"op":"create_issue","title":"b","body":"","deps":[-2]}]}`, []int{1}, "only 1 come before"},
+		{"proposal dep on itself", `{"ops":[{"op":"create_issue","title":"a","body":"","deps":[-1]}]}`, []int{0}, "only 0 come before"},
 		{"missing field", `{"ops":[{"op":"set_milestone","issue":2}]}`, []int{0}, "needs milestone"},
 		{"foreign field", `{"ops":[{"op":"set_estimate","issue":2,"estimate":"est/s","label":"p/1"}]}`, []int{0}, "takes no label"},
 		{"unknown op", `{"ops":[{"op":"delete_repo"}]}`, []int{0}, "unknown op"},

@@ -108,13 +108,23 @@ func (b *batch) createIssue(ctx context.Context, i int, op Op) error {
 			return fmt.Errorf("write created issue #%d through to the mirror: %w", n, err)
 		}
 	}
+	deps := make([]int64, 0, len(op.Deps))
+	creates := createIndexes(b.in.Ops)
 	for _, d := range op.Deps {
+		if d < 0 {
+			// Validated: the -d-th create_issue comes before this one and
+			// was filed already.
+			d = b.created[creates[-d-1]]
+		}
+		deps = append(deps, d)
+	}
+	for _, d := range deps {
 		if err := b.gitea().AddDependency(ctx, b.p.Owner, b.p.Name, n, b.meta(d)); err != nil {
 			return err
 		}
 	}
 	return b.commit(ctx, i, n, func(tx store.Tx) error {
-		for _, d := range op.Deps {
+		for _, d := range deps {
 			if err := store.AddDependency(ctx, tx, b.p.ID, store.Dependency{Issue: n, DependsOn: d}); err != nil {
 				return err
 			}

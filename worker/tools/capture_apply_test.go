@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestCaptureWorkProposalFilesThroughApplyChanges(t *testing.T) {
 	t.Parallel()
 	big := modeltest.NewOpenAI(t, modeltest.JSON(map[string]any{"kind": "proposal", "issues": []any{
 		map[string]any{"title": "Add Keycloak login", "body": "Sign in with Keycloak.", "estimate": "est/m", "priority": "p/1", "dependsOn": []any{1}},
-		map[string]any{"title": "Document SSO", "body": "Admin guide.", "estimate": "est/s"},
+		map[string]any{"title": "Document SSO", "body": "Admin guide.", "estimate": "est/s", "after": []any{1}},
 	}}, 800, 120))
 	router, _, _ := modeltest.Router(t, nil, big)
 	s := newWriteStack(t)
@@ -84,6 +85,12 @@ func TestCaptureWorkProposalFilesThroughApplyChanges(t *testing.T) {
 	got := strings.ToLower(strings.Join(labelNames(first.Labels), ","))
 	if first.Title != "Add Keycloak login" || got != "est/m,p/1" {
 		t.Fatalf("filed issue = %q %v", first.Title, labelNames(first.Labels))
+	}
+	// The second proposed issue depends on the first (-1 in the proposal),
+	// filed as a dependency on the number Gitea gave the first.
+	second := s.issue(t, out.Created[1])
+	if second.Title != "Document SSO" || !slices.Contains(s.deps(t, out.Created[1]), out.Created[0]) {
+		t.Fatalf("second filed issue %q depends on %v, want #%d", second.Title, s.deps(t, out.Created[1]), out.Created[0])
 	}
 	// Filing it has the consequence capture_work announced: the same
 	// what-if of the same issues.

@@ -59,7 +59,9 @@ func (s *Service) PMStateMarkdown(ctx context.Context, project string) (string, 
 		if d.AppliedAt != nil {
 			fmt.Fprintf(&b, "- applied %s\n", d.AppliedAt.UTC().Format(time.RFC3339))
 		}
-		if len(d.Params) > 0 {
+		if len(d.Params) > 0 && d.NegotiatedBy != "" {
+			fmt.Fprintf(&b, "- params: `%s`, read from the quote by %s\n", compactJSON(d.Params), d.NegotiatedBy)
+		} else if len(d.Params) > 0 {
 			fmt.Fprintf(&b, "- params: `%s`\n", compactJSON(d.Params))
 		}
 		if d.Rationale != "" {

@@ -23,18 +23,20 @@ type DirectivesView struct {
 
 // DirectiveEntry is one ledger entry.
 type DirectiveEntry struct {
-	ID          int64           `json:"id"`
-	Kind        string          `json:"kind"`
-	Quote       string          `json:"quote"`
-	Target      json.RawMessage `json:"target,omitempty"`
-	Params      json.RawMessage `json:"params,omitempty"`
-	Rationale   string          `json:"rationale,omitempty"`
-	Caller      string          `json:"caller"`
-	Status      string          `json:"status"`
-	Consequence json.RawMessage `json:"consequence,omitempty"`
-	Summary     string          `json:"summary,omitempty"`
-	CreatedAt   time.Time       `json:"createdAt"`
-	AppliedAt   *time.Time      `json:"appliedAt,omitempty"`
+	ID     int64           `json:"id"`
+	Kind   string          `json:"kind"`
+	Quote  string          `json:"quote"`
+	Target json.RawMessage `json:"target,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	// NegotiatedBy names the model that turned the quote into params.
+	NegotiatedBy string          `json:"negotiatedBy,omitempty"`
+	Rationale    string          `json:"rationale,omitempty"`
+	Caller       string          `json:"caller"`
+	Status       string          `json:"status"`
+	Consequence  json.RawMessage `json:"consequence,omitempty"`
+	Summary      string          `json:"summary,omitempty"`
+	CreatedAt    time.Time       `json:"createdAt"`
+	AppliedAt    *time.Time      `json:"appliedAt,omitempty"`
 }
 
 func (q *query) directives(ctx context.Context) (Answer[any], error) {
@@ -46,7 +48,7 @@ func (q *query) directives(ctx context.Context) (Answer[any], error) {
 	entries := func(ds []store.Directive) []DirectiveEntry {
 		out := make([]DirectiveEntry, len(ds))
 		for i, d := range ds {
-			out[i] = DirectiveEntry{ID: d.ID, Kind: d.Kind, Quote: Truncate(d.Quote, MaxCommentBytes), Target: d.Target, Params: d.Params,
+			out[i] = DirectiveEntry{ID: d.ID, Kind: d.Kind, Quote: Truncate(d.Quote, MaxCommentBytes), Target: d.Target, Params: d.Params, NegotiatedBy: d.NegotiatedBy,
 				Rationale: Truncate(d.Rationale, MaxCommentBytes), Caller: d.Caller, Status: d.Status, Consequence: d.Consequence,
 				Summary: d.Summary, CreatedAt: d.CreatedAt, AppliedAt: d.AppliedAt}
 		}

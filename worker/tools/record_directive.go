@@ -32,9 +32,12 @@ import (
 //	                                dates YYYY-MM-DD, inclusive; time off adds to what is there
 //	note          (any)             {} or nothing: no effect, kept for the record
 //
-// A directive of any other kind without params answers MODEL_UNAVAILABLE:
-// turning the PM's words into params is the big model's job (negotiation),
-// which this CommiTea does not have yet.
+// A directive of any other kind without params is negotiated: the big
+// model reads the params (and a missing target) from the quote, they go
+// through the same checks as given params, and the ledger names the model
+// (directive_negotiation.go). Without a big model the answer is
+// MODEL_UNAVAILABLE. The declaration of kinds and params is in
+// directive_kinds.go.
 
 // RecordDirectiveInput is record_directive's input, as in the contract.
 type RecordDirectiveInput struct {
@@ -53,14 +56,14 @@ type Target struct {
 	Member    string `json:"member,omitempty"`
 }
 
-// DirectiveKinds are the kinds record_directive accepts.
-var DirectiveKinds = []string{"reprioritize", "reestimate", "set-deadline", "scope", "capacity", "note"}
-
 // RecordDirectiveOutput is record_directive's data.
 type RecordDirectiveOutput struct {
 	DirectiveID int64         `json:"directiveId"`
 	Consequence []BeforeAfter `json:"consequence"`
 	Summary     string        `json:"summary"`
+	// Negotiated is set when the caller sent no params and the big model
+	// read them from the quote: show them to the PM with the consequence.
+	Negotiated *Negotiation `json:"negotiated,omitempty"`
 }
 
 // BeforeAfter is one affected milestone's forecast before and after.
@@ -79,34 +82,6 @@ type Band struct {
 	PDue float64 `json:"pDue"`
 }
 
-const recordDirectiveInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["kind", "quote"],
-  "properties": {
-    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
-    "kind": {"enum": ["reprioritize", "reestimate", "set-deadline", "scope", "capacity", "note"]},
-    "quote": {"type": "string", "minLength": 1, "description": "verbatim PM words, stored in the ledger"},
-    "target": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"issue": {"type": "integer"}, "milestone": {"type": "integer"}, "member": {"type": "string"}}
-    },
-    "params": {"type": "object", "additionalProperties": false, "properties": {
-      "priority": {"type": ["integer", "string"], "description": "reprioritize: 0..3 (or p/0..p/3)"},
-      "estimate": {"type": "string", "description": "reestimate: est/xs, est/s, est/m, est/l or est/xl"},
-      "due": {"type": "string", "description": "set-deadline: the milestone's new due date, YYYY-MM-DD"},
-      "hard": {"type": "boolean", "description": "set-deadline: whether the deadline is hard"},
-      "add": {"type": "array", "items": {"type": "integer"}, "description": "scope: issues to bring into the milestone"},
-      "drop": {"type": "array", "items": {"type": "integer"}, "description": "scope: issues to take out of the milestone"},
-      "hoursPerDay": {"type": "number", "description": "capacity: focused hours per working day, (0, 24]"},
-      "timeOff": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["from", "to"],
-        "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}, "description": "capacity: days off, YYYY-MM-DD inclusive"}
-    }, "description": "structured effect, by kind: reprioritize {priority: 0..3} with target.issue; reestimate {estimate: est/xs|est/s|est/m|est/l|est/xl} with target.issue; set-deadline {due?: YYYY-MM-DD, hard?: boolean} with target.milestone; scope {add?: [issue], drop?: [issue]} with target.milestone (deadline/hard issues cannot be dropped); capacity {hoursPerDay?: number in (0, 24], timeOff?: [{from: YYYY-MM-DD, to: YYYY-MM-DD}]} with target.member; note: none. Without params (except note) the answer is MODEL_UNAVAILABLE."},
-    "rationale": {"type": "string"}
-  }
-}`
-
 const recordDirectiveOutputSchema = `{
   "type": "object",
   "required": ["data", "instruction"],
@@ -119,7 +94,9 @@ const recordDirectiveOutputSchema = `{
         "consequence": {"type": "array", "items": {"type": "object", "properties": {
           "milestone": {"type": "integer"}, "title": {"type": "string"},
           "before": {"type": "object"}, "after": {"type": "object"}}}},
-        "summary": {"type": "string"}
+        "summary": {"type": "string"},
+        "negotiated": {"type": "object", "description": "present when the big model read params (and a missing target) from the quote",
+          "properties": {"model": {"type": "string"}, "params": {"type": "object"}, "target": {"type": "object"}, "repaired": {"type": "boolean"}}}
       }
     },
     "instruction": {"type": "string"},
@@ -133,9 +110,7 @@ func (s *Service) recordDirectiveTool() Tool {
 			"verbatim words in the ledger and get its consequence per milestone (before/after) for "+
 			"propose-approve. It changes nothing in Gitea: effects land later through apply_changes with this "+
 			"directiveId; capacity directives change CommiTea's own capacity calendar at once. params by kind: "+
-			"reprioritize {priority: 0..3} + target.issue; reestimate {estimate: est/m} + target.issue; "+
-			"set-deadline {due?: YYYY-MM-DD, hard?: bool} + target.milestone; scope {add?: [n], drop?: [n]} + "+
-			"target.milestone; capacity {hoursPerDay?, timeOff?: [{from, to}]} + target.member; note: none.",
+			kindDocs()+". Without params the big model reads them from the quote (data.negotiated shows what it read).",
 		false, false, recordDirectiveInputSchema, recordDirectiveOutputSchema, s.recordDirective)
 }
 
@@ -150,16 +125,6 @@ type directiveParams struct {
 	Drop        []int64          `json:"drop,omitempty"`
 	HoursPerDay *float64         `json:"hoursPerDay,omitempty"`
 	TimeOff     []store.DateSpan `json:"timeOff,omitempty"`
-}
-
-// kindParams are the params each kind takes.
-var kindParams = map[string][]string{
-	"reprioritize": {"priority"},
-	"reestimate":   {"estimate"},
-	"set-deadline": {"due", "hard"},
-	"scope":        {"add", "drop"},
-	"capacity":     {"hoursPerDay", "timeOff"},
-	"note":         {},
 }
 
 // directive is a validated directive: its effect as engine changes and,
@@ -182,12 +147,19 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 		return Answer[RecordDirectiveOutput]{}, Errorf(CodeInvalidInput, "quote", "quote must hold the PM's words, verbatim")
 	}
 	noParams := len(in.Params) == 0 || string(in.Params) == "null"
+	var negotiated *Negotiation
 	if noParams && in.Kind != "note" {
-		return Answer[RecordDirectiveOutput]{}, Errorf(CodeModelUnavailable, "params",
-			"a %s directive without params needs the big model to turn the PM's words into a structured effect, and none is configured; send params (see the schema) and nothing else is needed", in.Kind)
+		in, negotiated, err = s.negotiateDirective(ctx, p, in)
+		if err != nil {
+			return Answer[RecordDirectiveOutput]{}, err
+		}
+		noParams = false
 	}
 	d, err := s.parseDirective(ctx, p, in)
 	if err != nil {
+		if negotiated != nil {
+			return Answer[RecordDirectiveOutput]{}, negotiatedInvalid(negotiated, err)
+		}
 		return Answer[RecordDirectiveOutput]{}, err
 	}
 
@@ -195,7 +167,7 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 	if err != nil {
 		return Answer[RecordDirectiveOutput]{}, fmt.Errorf("what-if of a %s directive: %w", in.Kind, err)
 	}
-	out := RecordDirectiveOutput{Consequence: beforeAfter(res)}
+	out := RecordDirectiveOutput{Consequence: beforeAfter(res), Negotiated: negotiated}
 	immediate := in.Kind == "capacity" || in.Kind == "note"
 	switch {
 	case in.Kind == "capacity":
@@ -217,6 +189,9 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 		Rationale: in.Rationale, Caller: c.Name, Consequence: cons, Summary: out.Summary}
 	if noParams {
 		row.Params = nil
+	}
+	if negotiated != nil {
+		row.NegotiatedBy = negotiated.Model
 	}
 	if immediate {
 		now := s.now()

@@ -232,3 +232,32 @@ func checkAcceptedByGitea(t *testing.T, reqs []giteafake.Request) {
 		}
 	}
 }
+
+// deps lists what issue n depends on, in Gitea and in the mirror, and
+// fails when the two disagree.
+func (s *writeStack) deps(t *testing.T, n int64) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	blockers, err := s.client.ListDependencies(ctx, "ceo", "demo", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inGitea []int64
+	for _, b := range blockers {
+		inGitea = append(inGitea, b.Number)
+	}
+	rows, _, err := store.IssueDependencies(ctx, s.pool, s.p.ID, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inMirror []int64
+	for _, d := range rows {
+		inMirror = append(inMirror, d.DependsOn)
+	}
+	slices.Sort(inGitea)
+	slices.Sort(inMirror)
+	if !slices.Equal(inGitea, inMirror) {
+		t.Fatalf("dependencies of #%d: Gitea %v, mirror %v", n, inGitea, inMirror)
+	}
+	return inGitea
+}
