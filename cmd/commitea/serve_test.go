@@ -186,6 +186,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, title) || !strings.Contains(stdout, `"instruction"`) {
 		t.Errorf("tool query_project: %v\n%s%s", err, stdout, stderr)
 	}
+	// Reginald is mounted: with no small model configured, ask says to
+	// call query_project directly.
+	if _, stderr, err := run(t, toolEnv, "ask", "What should I work on next?"); err == nil ||
+		!strings.Contains(stderr, "MODEL_UNAVAILABLE") || !strings.Contains(stderr, "query_project directly") {
+		t.Errorf("ask without a small model: %v %s", err, stderr)
+	}
 	toolEnv["COMMITEA_TOKEN"] = "ops-secret-0123456789"
 	if _, stderr, err := run(t, toolEnv, "tool", "query_project", `{"view":"focus"}`); err == nil || !strings.Contains(stderr, "FORBIDDEN") {
 		t.Errorf("a write-only token read: %v %s", err, stderr)
