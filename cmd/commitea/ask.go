@@ -22,9 +22,10 @@ import (
 // withReginald adds the ask tool to the tool registry serve mounts, over
 // the one model router serve shares: without a small model, ask answers
 // MODEL_UNAVAILABLE and the four tools work as before.
-func (m *Main) withReginald(pool *store.Pool, svc *tools.Service, router *models.Router) *tools.Registry {
+func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service, router *models.Router) *tools.Registry {
 	base := svc.Registry()
-	r := &reginald.Reginald{Tools: base, Models: router, Pool: pool, Log: m.logger.With(slog.String("component", "reginald"))}
+	r := &reginald.Reginald{Tools: base, Models: router, Pool: pool, MaxToolCalls: cfg.Models.AskMaxToolCalls,
+		Log: m.logger.With(slog.String("component", "reginald"))}
 	return reginald.Registry(base, r)
 }
 

@@ -202,7 +202,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	toolService := tools.NewService(pool, projects, m.logger)
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
 	toolService.Models = languageModels
-	registry := m.withReginald(pool, toolService, languageModels)
+	registry := m.withReginald(cfg, pool, toolService, languageModels)
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{

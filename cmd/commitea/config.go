@@ -141,6 +141,9 @@ type ModelsConfig struct {
 	DailyCostUSD  float64 `toml:"daily_cost_usd"`
 	// Timeout bounds one model request.
 	Timeout time.Duration `toml:"timeout"`
+	// AskMaxToolCalls bounds the tool calls Reginald (ask) makes for one
+	// question; 0 means reginald.DefaultMaxToolCalls (4).
+	AskMaxToolCalls int `toml:"ask_max_tool_calls"`
 }
 
 // ModelRoleConfig names the model behind one role. An empty Model means the
@@ -600,6 +603,10 @@ func (c Config) ValidateFor(command string) error {
 	if c.Models.Timeout < time.Second {
 		e, k := key("models.timeout")
 		p.add(e, k, "must be at least 1s, got %s", c.Models.Timeout)
+	}
+	if n := c.Models.AskMaxToolCalls; n < 0 || n > 10 {
+		e, k := key("models.ask_max_tool_calls")
+		p.add(e, k, "must be between 1 and 10 (0 for the default 4), got %d", n)
 	}
 	return p.err()
 }
