@@ -146,7 +146,10 @@ type plan struct {
 	itemOf  map[int64]int32  // issue number -> position, schedulable only
 	// prevSame is, per item, the previous item of the same person, -1 none.
 	prevSame []int32
-	trace    bool // record each item's start (tests)
+	// groupTails is, per group, its last item of each person, in list
+	// order: the only items that can be the group's last to finish.
+	groupTails [][]int32
+	trace      bool // record each item's start (tests)
 }
 
 // newPlan compiles in. pinned, when not nil, fixes the person of
@@ -439,6 +442,17 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 	for pos, it := range p.items {
 		p.prevSame[pos] = lastOf[it.person]
 		lastOf[it.person] = int32(pos)
+	}
+	tailOf := make(map[[2]int32]int32)
+	for pos, it := range p.items {
+		tailOf[[2]int32{it.group, it.person}] = int32(pos)
+	}
+	p.groupTails = make([][]int32, len(p.groups))
+	for key, pos := range tailOf {
+		p.groupTails[key[0]] = append(p.groupTails[key[0]], pos)
+	}
+	for _, tails := range p.groupTails {
+		slices.Sort(tails)
 	}
 	return p, nil
 }

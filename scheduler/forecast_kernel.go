@@ -10,6 +10,7 @@ package scheduler
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 )
@@ -22,17 +23,24 @@ const blockTrials = 64
 // array (no bounds checks, no dependency between its iterations).
 type blockState struct {
 	fin [][blockTrials]float64 // per item: wall-clock finish, hours since the origin
-	// pred is, per item, the item that bound its start: the dependency that
-	// finished last, or the person's previous item (plan.prevSame, fixed
-	// per plan); -1 when neither did.
+	// pred is, per item with dependencies, the item that bound its start:
+	// the dependency that finished last, or the person's previous item
+	// (plan.prevSame, fixed per plan); -1 when neither did. Items without
+	// dependencies are always bound by prevSame, so their rows are not
+	// written (see predOf).
 	pred [][blockTrials]int32
 	free [][blockTrials]float64 // per person: working coordinate of their last finish
 	idle [][blockTrials]float64 // per person: working hours spent waiting on dependencies
-	// freeAt is free as wall clock: a dependency finishing no later cannot
-	// delay the person, which spares the working-hour conversion.
-	freeAt [][blockTrials]float64
-	gfin   [][blockTrials]float64 // per group: last finish
-	glast  [][blockTrials]int32   // per group: the item that finished last
+	// startAt is, per person, the wall clock of their first free moment:
+	// what "free at" is before their first item (afterwards it is the
+	// previous item's fin row). A dependency finishing no later cannot delay
+	// the person, which spares the working-hour conversion.
+	startAt [][blockTrials]float64
+	gfin    [][blockTrials]float64 // per group: last finish (accumulate)
+	glast   [][blockTrials]int32   // per group: the item that finished last
+	// chain is, per group and item, the trials of the block in which the
+	// item is on that group's critical chain, one bit per trial.
+	chain []uint64
 	// Trace only (tests): start, effort and person of every item.
 	start  [][blockTrials]float64
 	effort [][blockTrials]float32
@@ -44,8 +52,15 @@ func (p *plan) newBlockState() *blockState {
 	s := &blockState{
 		fin: make([][blockTrials]float64, n), pred: make([][blockTrials]int32, n),
 		free: make([][blockTrials]float64, np), idle: make([][blockTrials]float64, np),
-		freeAt: make([][blockTrials]float64, np),
-		gfin:   make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
+		startAt: make([][blockTrials]float64, np),
+		gfin:    make([][blockTrials]float64, ng), glast: make([][blockTrials]int32, ng),
+		chain: make([]uint64, ng*n),
+	}
+	for k := range p.people {
+		at := p.tls[k].finishAt(p.people[k].start)
+		for t := range blockTrials {
+			s.startAt[k][t] = at
+		}
 	}
 	if p.trace {
 		s.start = make([][blockTrials]float64, n)
@@ -53,6 +68,14 @@ func (p *plan) newBlockState() *blockState {
 		s.who = make([][blockTrials]int32, n)
 	}
 	return s
+}
+
+// predOf is the item that bound item pos's start in trial t of the block.
+func (p *plan) predOf(s *blockState, pos int32, t int) int32 {
+	if it := &p.items[pos]; it.depHi > it.depLo {
+		return s.pred[pos][t]
+	}
+	return p.prevSame[pos]
 }
 
 // runBlock schedules trials t0 .. t0+blockTrials-1 into s (callers use
@@ -66,14 +89,8 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid)
 	tls := p.tls
 	for k := range p.people {
 		start := p.people[k].start
-		startAt := tls[k].finishAt(start)
 		for t := range B {
-			s.free[k][t], s.idle[k][t], s.freeAt[k][t] = start, 0, startAt
-		}
-	}
-	for g := range p.groups {
-		for t := range B {
-			s.gfin[g][t], s.glast[g][t] = -1, -1
+			s.free[k][t], s.idle[k][t] = start, 0
 		}
 	}
 	items, deps, tables := p.items, p.deps, p.tables
@@ -136,28 +153,51 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid)
 				}
 			}
 		}
-		fin, pred := &s.fin[pos], &s.pred[pos]
+		fin := &s.fin[pos]
 		// One person, one calendar for the whole block (unassigned issues
 		// got their person in the planning pass).
 		who := it.person
 		tl := tls[who]
-		free, freeAt, idle := &s.free[who], &s.freeAt[who], &s.idle[who]
-		gfin, glast := &s.gfin[it.group], &s.glast[it.group]
+		offs, inv := tl.offsets, tl.invHPD
+		free, idle := &s.free[who], &s.idle[who]
 		prevSame := p.prevSame[pos]
-		for t := range B {
-			u, pr := free[t], prevSame
-			if hasDeps && ready[t] > freeAt[t] {
-				if ur := tl.working(ready[t]); ur > u {
-					idle[t] += ur - u
-					u, pr = ur, depPred[t]
+		if !hasDeps {
+			for t := range B {
+				end := free[t] + effs[t]
+				// tl.finishAt, inlined.
+				var f float64
+				if k := int((end - boundaryNudge) * inv); uint(k) < uint(len(offs)) {
+					f = offs[k] + end
+				} else {
+					f = tl.finishAt(end)
 				}
+				fin[t], free[t] = f, end
 			}
-			end := u + effs[t]
-			f := tl.finishAt(end)
-			fin[t], pred[t] = f, pr
-			free[t], freeAt[t] = end, f
-			if f > gfin[t] {
-				gfin[t], glast[t] = f, int32(pos)
+		} else {
+			pred := &s.pred[pos]
+			// The person is free (wall clock) when their previous item
+			// finished.
+			freeAt := &s.startAt[who]
+			if prevSame >= 0 {
+				freeAt = &s.fin[prevSame]
+			}
+			for t := range B {
+				u, pr := free[t], prevSame
+				if ready[t] > freeAt[t] {
+					if ur := tl.working(ready[t]); ur > u {
+						idle[t] += ur - u
+						u, pr = ur, depPred[t]
+					}
+				}
+				end := u + effs[t]
+				var f float64
+				if k := int((end - boundaryNudge) * inv); uint(k) < uint(len(offs)) {
+					f = offs[k] + end
+				} else {
+					f = tl.finishAt(end)
+				}
+				fin[t], pred[t] = f, pr
+				free[t] = end
 			}
 		}
 		if hist != nil {
@@ -172,6 +212,9 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid)
 			for t := range B {
 				u := s.free[who][t] - effs[t]
 				s.start[pos][t], s.effort[pos][t], s.who[pos][t] = tl.startAt(u), float32(effs[t]), who
+				if !hasDeps {
+					s.pred[pos][t] = prevSame
+				}
 			}
 		}
 	}
@@ -236,16 +279,62 @@ func (a *workerAcc) counted(final bool) {
 
 // accumulate adds a scheduled block to acc and to the per-trial series.
 func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, groupFin, personHours, personFree [][]float64) {
+	// Group finishes: each person's items finish in list order, strictly
+	// later each time, so a group's last finish is that of one of its
+	// per-person last items (p.groupTails, in list order; the strict
+	// comparison keeps the earliest item among equal finishes).
+	for g, tails := range p.groupTails {
+		gfin, glast := &s.gfin[g], &s.glast[g]
+		for t := range blockTrials {
+			gfin[t], glast[t] = -1, -1
+		}
+		for _, pos := range tails {
+			fin := &s.fin[pos]
+			for t := range blockTrials {
+				if f := fin[t]; f > gfin[t] {
+					gfin[t], glast[t] = f, pos
+				}
+			}
+		}
+		copy(groupFin[g][t0:t0+nb], gfin[:nb])
+	}
 	// Critical chains: from each group's last item, follow the binding
 	// predecessors back; an item counts when the chain is its own group's.
-	// A chain is a path (predecessors come earlier in the list), so nothing
-	// is counted twice.
+	// Predecessors come earlier in the list, so one backward sweep carries
+	// each group's chain as a bit per trial from an item to its predecessor.
+	n := len(p.items)
+	chain := s.chain
+	clear(chain)
 	for g := range p.groups {
-		copy(groupFin[g][t0:t0+nb], s.gfin[g][:nb])
 		for t, l := range s.glast[g][:nb] {
-			for pos := l; pos >= 0; pos = s.pred[pos][t] {
-				if p.items[pos].group == int32(g) {
-					acc.crit[pos]++
+			if l >= 0 {
+				chain[g*n+int(l)] |= 1 << t
+			}
+		}
+	}
+	for pos := n - 1; pos >= 0; pos-- {
+		it := &p.items[pos]
+		hasDeps := it.depHi > it.depLo
+		prev := p.prevSame[pos]
+		for g := range p.groups {
+			m := chain[g*n+pos]
+			if m == 0 {
+				continue
+			}
+			if it.group == int32(g) {
+				acc.crit[pos] += uint32(bits.OnesCount64(m))
+			}
+			if !hasDeps {
+				if prev >= 0 {
+					chain[g*n+int(prev)] |= m
+				}
+				continue
+			}
+			pred := &s.pred[pos]
+			for ; m != 0; m &= m - 1 {
+				t := bits.TrailingZeros64(m)
+				if q := pred[t&(blockTrials-1)]; q >= 0 {
+					chain[g*n+int(q)] |= 1 << t
 				}
 			}
 		}
@@ -396,7 +485,7 @@ func (p *plan) traceTrial(trial int) []itemResult {
 	p.runBlock(trial, s, nil, nil)
 	out := make([]itemResult, len(p.items))
 	for pos := range out {
-		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: s.pred[pos][0], who: s.who[pos][0]}
+		out[pos] = itemResult{start: s.start[pos][0], fin: s.fin[pos][0], effort: s.effort[pos][0], pred: p.predOf(s, int32(pos), 0), who: s.who[pos][0]}
 	}
 	return out
 }
