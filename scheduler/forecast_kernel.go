@@ -84,7 +84,7 @@ func (p *plan) predOf(s *blockState, pos int32, t int) int32 {
 //
 // When hist is not nil the whole block counts: each item's finishes go into
 // its histogram (grids) while they are still in cache.
-func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid) {
+func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid) {
 	const B = blockTrials
 	tls := p.tls
 	for k := range p.people {
@@ -201,10 +201,23 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid)
 			}
 		}
 		if hist != nil {
-			h := (*[histBuckets]uint16)(hist[pos*histBuckets : (pos+1)*histBuckets])
+			// Count into four local histograms in turn, so that
+			// consecutive trials landing in the same bucket (the common
+			// case) do not make each increment wait for the one before;
+			// then add them, four buckets per word, into the item's row.
+			var loc [4][histWords]uint64
 			g := grids[pos]
-			for _, f := range fin {
-				h[g.bucket(f)&(histBuckets-1)]++
+			for t := 0; t < B; t += 4 {
+				b0, b1 := g.bucket(fin[t]), g.bucket(fin[t+1])
+				b2, b3 := g.bucket(fin[t+2]), g.bucket(fin[t+3])
+				loc[0][(b0>>2)&(histWords-1)] += 1 << (16 * (b0 & 3))
+				loc[1][(b1>>2)&(histWords-1)] += 1 << (16 * (b1 & 3))
+				loc[2][(b2>>2)&(histWords-1)] += 1 << (16 * (b2 & 3))
+				loc[3][(b3>>2)&(histWords-1)] += 1 << (16 * (b3 & 3))
+			}
+			h := (*[histWords]uint64)(hist[pos*histWords : (pos+1)*histWords])
+			for w := range histWords {
+				h[w] += loc[0][w] + loc[1][w] + loc[2][w] + loc[3][w]
 			}
 		}
 		if p.trace {
@@ -223,6 +236,8 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint16, grids []issueGrid)
 // Histogram layout for issue quantiles.
 const (
 	histBuckets = 128
+	// histWords is a histogram row of 16-bit counts packed four to a word.
+	histWords   = histBuckets / 4
 	pilotTrials = 256
 )
 
@@ -244,7 +259,11 @@ type workerAcc struct {
 	// counts is hist's working copy in 16 bits (half the cache footprint),
 	// added into hist before it can overflow: a block adds at most
 	// blockTrials to a bucket.
-	counts  []uint16
+	counts []uint16
+	// packed is the same in four 16-bit lanes per word, for whole blocks
+	// (runBlock); counts takes the last, partial block. The flush bound
+	// keeps every lane below 1<<16, so no addition carries into the next.
+	packed  []uint64
 	pending int      // blocks counted since the last flush
 	crit    []uint32 // per item: trials on its group's critical chain
 }
@@ -260,7 +279,7 @@ func (p *plan) histogram(nb int, s *blockState, acc *workerAcc, grids []issueGri
 	}
 }
 
-// maxPendingBlocks is how many blocks the 16-bit counts can take.
+// maxPendingBlocks is how many blocks the 16-bit counts (and lanes) can take.
 const maxPendingBlocks = math.MaxUint16 / blockTrials
 
 // counted notes one more block in counts and flushes them into hist when
@@ -274,6 +293,12 @@ func (a *workerAcc) counted(final bool) {
 		a.hist[i] += uint32(c)
 	}
 	clear(a.counts)
+	for w, c := range a.packed {
+		for lane := range 4 {
+			a.hist[4*w+lane] += uint32(uint16(c >> (16 * lane)))
+		}
+	}
+	clear(a.packed)
 	a.pending = 0
 }
 
@@ -374,7 +399,8 @@ func (p *plan) run() Forecast {
 	for w := range workers {
 		acc := &workerAcc{
 			hist: make([]uint32, n*histBuckets), counts: make([]uint16, n*histBuckets),
-			crit: make([]uint32, n),
+			packed: make([]uint64, n*histWords),
+			crit:   make([]uint32, n),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -388,7 +414,7 @@ func (p *plan) run() Forecast {
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
 				if nb == blockTrials {
-					p.runBlock(t0, s, acc.counts, grids)
+					p.runBlock(t0, s, acc.packed, grids)
 				} else {
 					p.runBlock(t0, s, nil, nil)
 					p.histogram(nb, s, acc, grids)
