@@ -68,6 +68,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -681,6 +683,8 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		f.Issues = append(f.Issues, out)
 	}
 
+	groupQs, medians := p.seriesQuantiles(groupFin, personHours, personFree)
+
 	ms := slices.Clone(in.Milestones)
 	slices.SortFunc(ms, func(a, b Milestone) int { return cmpInt64(a.ID, b.ID) })
 	team := Calendar{}
@@ -697,13 +701,9 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 				out.PDue = 1
 			}
 		} else {
-			qs := quantiles(groupFin[g], 0.10, 0.50, 0.80)
+			qs := groupQs[g]
 			out.P10, out.P50, out.P80 = p.at(qs[0]), p.at(qs[1]), p.at(qs[2])
-			steps := make([]float64, MilestoneQuantiles)
-			for i := range steps {
-				steps[i] = float64(i) / (MilestoneQuantiles - 1)
-			}
-			for i, v := range quantiles(groupFin[g], steps...) {
+			for i, v := range qs[3:] {
 				out.Quantiles[i] = p.at(v)
 			}
 			if !m.Due.IsZero() {
@@ -734,13 +734,49 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 		}
 		f.Load = append(f.Load, PersonLoad{
 			Login:       person.login,
-			Hours:       math.Round(quantiles(personHours[k], 0.5)[0]*10) / 10,
+			Hours:       math.Round(medians[k][0]*10) / 10,
 			Issues:      issues,
-			FreeFromP50: p.at(quantiles(personFree[k], 0.5)[0]),
+			FreeFromP50: p.at(medians[k][1]),
 		})
 	}
 	slices.SortFunc(f.Load, func(a, b PersonLoad) int { return strings.Compare(a.Login, b.Login) })
 	return f
+}
+
+// seriesQuantiles computes the exact quantiles of the per-trial series on
+// all workers (each selection is a serial pass over every trial, and
+// together they would otherwise leave the other cores idle): per group
+// p10, p50, p80 then the MilestoneQuantiles steps; per person the median
+// hours and free time. Each series is selected on its own, so the values
+// do not depend on which worker took it.
+func (p *plan) seriesQuantiles(groupFin, personHours, personFree [][]float64) (groupQs [][]float64, medians [][2]float64) {
+	steps := make([]float64, MilestoneQuantiles)
+	for i := range steps {
+		steps[i] = float64(i) / (MilestoneQuantiles - 1)
+	}
+	groupQs = make([][]float64, len(groupFin))
+	medians = make([][2]float64, len(personHours))
+	tasks := len(groupFin) + len(personHours)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(p.workers, tasks)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= tasks {
+					return
+				}
+				if i < len(groupFin) {
+					groupQs[i] = append(quantiles(groupFin[i], 0.10, 0.50, 0.80), quantiles(groupFin[i], steps...)...)
+					continue
+				}
+				k := i - len(groupFin)
+				medians[k] = [2]float64{quantiles(personHours[k], 0.5)[0], quantiles(personFree[k], 0.5)[0]}
+			}
+		})
+	}
+	wg.Wait()
+	return groupQs, medians
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
