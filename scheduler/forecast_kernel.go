@@ -389,7 +389,7 @@ func (p *plan) run() Forecast {
 		personFree[k] = make([]float64, T)
 	}
 
-	grids := p.pilot()
+	grids, pilotStates := p.pilotBlocks()
 
 	blocks := (T + blockTrials - 1) / blockTrials
 	workers := max(1, min(p.workers, blocks))
@@ -404,7 +404,7 @@ func (p *plan) run() Forecast {
 		}
 		accs[w] = acc
 		wg.Go(func() {
-			s := p.newBlockState()
+			var s *blockState
 			for {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
@@ -413,6 +413,21 @@ func (p *plan) run() Forecast {
 				}
 				t0 := b * blockTrials
 				nb := min(blockTrials, T-t0)
+				if b < len(pilotStates) {
+					// The pilot already scheduled this block: count it, and
+					// keep its buffers for later blocks.
+					ps := pilotStates[b]
+					p.histogram(nb, ps, acc, grids)
+					acc.counted(false)
+					p.accumulate(t0, nb, ps, acc, groupFin, personHours, personFree)
+					if s == nil {
+						s = ps
+					}
+					continue
+				}
+				if s == nil {
+					s = p.newBlockState()
+				}
 				if nb == blockTrials {
 					p.runBlock(t0, s, acc.packed, grids)
 				} else {
@@ -441,6 +456,14 @@ func (p *plan) run() Forecast {
 // go to the end buckets, far from p10..p80). Equal finishes give equal
 // grids, so an issue a what-if does not reach keeps its exact quantiles.
 func (p *plan) pilot() []issueGrid {
+	grids, _ := p.pilotBlocks()
+	return grids
+}
+
+// pilotBlocks is pilot that also returns the scheduled blocks, one state
+// per block of pilot trials, so the main run counts them instead of
+// scheduling them again.
+func (p *plan) pilotBlocks() ([]issueGrid, []*blockState) {
 	const B = blockTrials
 	n := len(p.items)
 	lo := make([]float64, n)
@@ -450,13 +473,13 @@ func (p *plan) pilot() []issueGrid {
 	}
 	trials := min(pilotTrials, p.trials)
 	blocks := (trials + B - 1) / B
+	states := make([]*blockState, blocks)
 	workers := max(1, min(p.workers, blocks))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for range workers {
 		wg.Go(func() {
-			s := p.newBlockState()
 			l := make([]float64, n)
 			h := make([]float64, n)
 			for i := range l {
@@ -468,6 +491,8 @@ func (p *plan) pilot() []issueGrid {
 					break
 				}
 				nb := min(B, trials-b*B)
+				s := p.newBlockState()
+				states[b] = s
 				p.runBlock(b*B, s, nil, nil)
 				for i := range n {
 					for _, f := range s.fin[i][:nb] {
@@ -492,7 +517,7 @@ func (p *plan) pilot() []issueGrid {
 		width := max((to-from)/histBuckets, 1.0/64)
 		grids[i] = issueGrid{invW: 1 / width, base: from / width}
 	}
-	return grids
+	return grids, states
 }
 
 // itemResult is where one trial put one item.
