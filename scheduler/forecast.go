@@ -767,7 +767,16 @@ func (p *plan) seriesQuantiles(groupFin, personHours, personFree [][]float64) (g
 					return
 				}
 				if i < len(groupFin) {
-					groupQs[i] = append(quantiles(groupFin[i], 0.10, 0.50, 0.80), quantiles(groupFin[i], steps...)...)
+					// 24 quantiles: one sort beats 24 selections, and a
+					// sorted series holds every nearest-rank quantile at
+					// its rank.
+					v := groupFin[i]
+					slices.Sort(v)
+					qs := make([]float64, 0, 3+len(steps))
+					for _, q := range append([]float64{0.10, 0.50, 0.80}, steps...) {
+						qs = append(qs, v[quantileRank(len(v), q)])
+					}
+					groupQs[i] = qs
 					continue
 				}
 				k := i - len(groupFin)

@@ -100,39 +100,34 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 	for pos := range items {
 		it := &items[pos]
 		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
-		// Slot indices for the block: four per hash (see drawIndex).
-		var idx [B]uint32
-		if t0%drawsPerHash == 0 {
+		scale, spent := float64(it.scale), float64(it.spent)
+		if t0%drawsPerHash == 0 && spent == 0 {
+			// The common case: an aligned block of an issue not started,
+			// the whole lognormal straight from the four slices of each
+			// hash (see drawIndex). A compare, not max: no NaN handling.
 			for g := range B / drawsPerHash {
 				h := mix64(it.key + uint64(t0/drawsPerHash+g)*trialStep)
-				idx[4*g] = uint32(h) & (drawTableSize - 1)
-				idx[4*g+1] = uint32(h>>16) & (drawTableSize - 1)
-				idx[4*g+2] = uint32(h>>32) & (drawTableSize - 1)
-				idx[4*g+3] = uint32(h>>48) & (drawTableSize - 1)
+				e0 := scale * float64(tab[uint32(h)&(drawTableSize-1)])
+				e1 := scale * float64(tab[uint32(h>>16)&(drawTableSize-1)])
+				e2 := scale * float64(tab[uint32(h>>32)&(drawTableSize-1)])
+				e3 := scale * float64(tab[uint32(h>>48)&(drawTableSize-1)])
+				if e0 < minRemainingHours {
+					e0 = minRemainingHours
+				}
+				if e1 < minRemainingHours {
+					e1 = minRemainingHours
+				}
+				if e2 < minRemainingHours {
+					e2 = minRemainingHours
+				}
+				if e3 < minRemainingHours {
+					e3 = minRemainingHours
+				}
+				e := (*[drawsPerHash]float64)(effs[drawsPerHash*g : drawsPerHash*g+drawsPerHash])
+				e[0], e[1], e[2], e[3] = e0, e1, e2, e3
 			}
 		} else {
-			for t := range B {
-				idx[t] = drawIndex(it.key, t0+t)
-			}
-		}
-		scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span
-		if spent == 0 {
-			// Not started: the whole lognormal. (A compare, not max: no NaN
-			// handling.)
-			for t := range B {
-				effs[t] = scale * float64(tab[idx[t]&(drawTableSize-1)])
-				if effs[t] < minRemainingHours {
-					effs[t] = minRemainingHours
-				}
-			}
-		} else {
-			// Started: the truncated range above the spent hours.
-			for t := range B {
-				effs[t] = scale*float64(tab[(lo+(idx[t]*span)>>drawBits)&(drawTableSize-1)]) - spent
-				if effs[t] < minRemainingHours {
-					effs[t] = minRemainingHours
-				}
-			}
+			p.blockDraws(it, tab, t0, &effs)
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
@@ -228,6 +223,46 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 				if !hasDeps {
 					s.pred[pos][t] = prevSame
 				}
+			}
+		}
+	}
+}
+
+// blockDraws fills effs with an item's efforts for trials t0 .. t0+B-1
+// in the general case: any alignment, started or not.
+func (p *plan) blockDraws(it *planItem, tab *[drawTableSize]float32, t0 int, effs *[blockTrials]float64) {
+	const B = blockTrials
+	// Slot indices for the block: four per hash (see drawIndex).
+	var idx [B]uint32
+	if t0%drawsPerHash == 0 {
+		for g := range B / drawsPerHash {
+			h := mix64(it.key + uint64(t0/drawsPerHash+g)*trialStep)
+			idx[4*g] = uint32(h) & (drawTableSize - 1)
+			idx[4*g+1] = uint32(h>>16) & (drawTableSize - 1)
+			idx[4*g+2] = uint32(h>>32) & (drawTableSize - 1)
+			idx[4*g+3] = uint32(h>>48) & (drawTableSize - 1)
+		}
+	} else {
+		for t := range B {
+			idx[t] = drawIndex(it.key, t0+t)
+		}
+	}
+	scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span
+	if spent == 0 {
+		// Not started: the whole lognormal. (A compare, not max: no NaN
+		// handling.)
+		for t := range B {
+			effs[t] = scale * float64(tab[idx[t]&(drawTableSize-1)])
+			if effs[t] < minRemainingHours {
+				effs[t] = minRemainingHours
+			}
+		}
+	} else {
+		// Started: the truncated range above the spent hours.
+		for t := range B {
+			effs[t] = scale*float64(tab[(lo+(idx[t]*span)>>drawBits)&(drawTableSize-1)]) - spent
+			if effs[t] < minRemainingHours {
+				effs[t] = minRemainingHours
 			}
 		}
 	}
