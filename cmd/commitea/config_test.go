@@ -484,6 +484,7 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 		"%+v gitea": fmt.Sprintf("%+v", cfg.Gitea),
 		"%#v gitea": fmt.Sprintf("%#v", cfg.Gitea),
 		"%v tokens": fmt.Sprintf("%v", cfg.Tokens),
+		//lint:ignore S1025 the test is about what the %s verb prints
 		"%s secret": fmt.Sprintf("%s", cfg.Gitea.Token),
 		"slog text": logText.String(),
 		"slog json": logJSON.String(),
