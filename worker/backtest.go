@@ -53,38 +53,17 @@ func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { retur
 func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs]) error {
 	start := time.Now()
 	id := job.Args.ProjectID
-	var (
-		project     store.Project
-		mirror      store.Mirror
-		transitions []store.Transition
-		prev        map[int64]store.IssueState
-	)
-	err := store.InSnapshotTx(ctx, w.Pool, func(tx store.Tx) error {
-		var err error
-		if project, err = store.ProjectByID(ctx, tx, id); err != nil {
-			return err
-		}
-		if mirror, err = store.LoadMirror(ctx, tx, id); err != nil {
-			return err
-		}
-		if transitions, err = store.Transitions(ctx, tx, id); err != nil {
-			return err
-		}
-		prev, err = store.IssueStates(ctx, tx, id)
-		return err
-	})
+	st, err := loadProjectState(ctx, w.Pool, id, nil)
 	if err != nil {
-		return fmt.Errorf("load project %d for backtest: %w", id, err)
+		return fmt.Errorf("backtest: %w", err)
 	}
+	project, mirror := st.project, st.mirror
 	now := time.Now()
 	if w.Now != nil {
 		now = w.Now()
 	}
-	model := buildModel(modelSource{
-		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
-		people: w.People, calendar: w.DefaultCalendar,
-	}, now.UTC())
-	items := historyItems(mirror, model.statuses, append(transitions, model.transitions...))
+	model := buildModel(st.source(w.People, w.DefaultCalendar, 0), now.UTC())
+	items := historyItems(mirror, model.statuses, append(st.transitions, model.transitions...))
 	trials := w.Trials
 	if trials <= 0 {
 		trials = 400

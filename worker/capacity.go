@@ -86,39 +86,11 @@ func ParseDateSpan(s store.DateSpan, loc *time.Location) (scheduler.DateRange, e
 // calendar), so a what-if on it compares against the forecast the next
 // snapshot will hold.
 func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (scheduler.Input, error) {
-	var (
-		project     store.Project
-		mirror      store.Mirror
-		transitions []store.Transition
-		caps        []store.Capacity
-		prev        map[int64]store.IssueState
-	)
-	err := store.InSnapshotTx(ctx, f.Pool, func(tx store.Tx) error {
-		var err error
-		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if mirror, err = store.LoadMirror(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
-			return err
-		}
-		prev, err = store.IssueStates(ctx, tx, projectID)
-		return err
-	})
+	st, err := loadProjectState(ctx, f.Pool, projectID, nil)
 	if err != nil {
-		return scheduler.Input{}, fmt.Errorf("load project %d for a what-if: %w", projectID, err)
+		return scheduler.Input{}, fmt.Errorf("what-if: %w", err)
 	}
-	now := f.now().UTC()
-	people := withCapacity(f.People, f.DefaultCalendar, caps)
-	model := buildModel(modelSource{
-		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
-		people: people, calendar: f.DefaultCalendar, staleDays: f.StaleWorkingDays,
-	}, now)
+	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), f.now().UTC())
 	model.input.Calibration = scheduler.Calibrate(model.samples, f.Calibration)
 	return model.input, nil
 }

@@ -82,37 +82,8 @@ func (f *Forecaster) now() time.Time {
 // Recompute builds and stores a fresh snapshot of one project.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
-	var (
-		project     store.Project
-		mirror      store.Mirror
-		transitions []store.Transition
-		prev        map[int64]store.IssueState
-		counter     int64
-		caps        []store.Capacity
-		backtest    *store.Backtest
-	)
-	// One repeatable-read transaction so the mirror's parts, the recorded
-	// states and the change counter agree with each other.
-	err := store.InSnapshotTx(ctx, f.Pool, func(tx store.Tx) error {
-		var err error
-		if project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if counter, err = store.ChangeCounter(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if mirror, err = store.LoadMirror(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
-			return err
-		}
-		if prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
-			return err
-		}
+	var backtest *store.Backtest
+	st, err := loadProjectState(ctx, f.Pool, projectID, func(tx store.Tx) error {
 		b, err := store.LatestBacktest(ctx, tx, projectID)
 		if err == nil {
 			backtest = &b
@@ -122,14 +93,12 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("load project %d: %w", projectID, err)
+		return err
 	}
+	project, mirror, counter := st.project, st.mirror, st.counter
 
 	now := f.now().UTC()
-	model := buildModel(modelSource{
-		repo: project.FullName(), mirror: mirror, transitions: transitions, prev: prev,
-		people: withCapacity(f.People, f.DefaultCalendar, caps), calendar: f.DefaultCalendar, staleDays: f.StaleWorkingDays,
-	}, now)
+	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
 	fc, err := scheduler.Run(model.input, f.forecastOptions(projectID))

@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -175,6 +177,62 @@ type modelSource struct {
 	people      []scheduler.Person
 	calendar    scheduler.Calendar // the default one
 	staleDays   int
+}
+
+// projectState is one consistent read of everything a model is built from.
+type projectState struct {
+	project     store.Project
+	counter     int64
+	mirror      store.Mirror
+	transitions []store.Transition
+	prev        map[int64]store.IssueState
+	caps        []store.Capacity
+}
+
+// loadProjectState reads a project's mirror, recorded lifecycle, capacity
+// calendar and change counter in one repeatable-read transaction, so the
+// parts agree with each other. also, when set, reads more in the same
+// transaction.
+func loadProjectState(ctx context.Context, pool *store.Pool, projectID int64, also func(tx store.Tx) error) (projectState, error) {
+	var st projectState
+	err := store.InSnapshotTx(ctx, pool, func(tx store.Tx) error {
+		var err error
+		if st.project, err = store.ProjectByID(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if st.counter, err = store.ChangeCounter(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if st.mirror, err = store.LoadMirror(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if st.transitions, err = store.Transitions(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if st.caps, err = store.CapacityCalendar(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if st.prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return projectState{}, fmt.Errorf("load project %d: %w", projectID, err)
+	}
+	return st, nil
+}
+
+// source is what buildModel needs from the state: the configured people
+// with the capacity directives laid over them.
+func (st projectState) source(people []scheduler.Person, def scheduler.Calendar, staleDays int) modelSource {
+	return modelSource{
+		repo: st.project.FullName(), mirror: st.mirror, transitions: st.transitions, prev: st.prev,
+		people: withCapacity(people, def, st.caps), calendar: def, staleDays: staleDays,
+	}
 }
 
 // buildModel runs the lifecycle rules over the mirror, works out the
