@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -78,37 +77,13 @@ func (m *Main) runAsk(ctx context.Context, g globalOptions, args []string) error
 	input, _ := json.Marshal(reginald.AskInput{Question: strings.Join(fs.Args(), " "), Project: project, ConversationID: conversation})
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(url, "/")+"/v1/ask", bytes.NewReader(input))
+	status, body, err := callInstance(ctx, url, "/v1/ask", token, nil, input)
 	if err != nil {
-		return usageError{"ask: " + err.Error()}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("ask: call %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("ask: read answer: %w", err)
+		return fmt.Errorf("ask: %w", err)
 	}
 	var a askAnswer
-	if resp.StatusCode != http.StatusOK || asJSON || json.Unmarshal(body, &a) != nil {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, body, "", "  ") != nil {
-			pretty.Reset()
-			pretty.Write(body)
-		}
-		out := m.Stdout
-		if resp.StatusCode != http.StatusOK {
-			out = m.Stderr
-		}
-		fmt.Fprintln(out, strings.TrimSpace(pretty.String()))
-		if resp.StatusCode != http.StatusOK {
-			return toolError{status: resp.StatusCode}
-		}
-		return nil
+	if status != http.StatusOK || asJSON || json.Unmarshal(body, &a) != nil {
+		return m.printAnswer(status, body)
 	}
 	d := a.Data
 	fmt.Fprintln(m.Stdout, d.Answer)

@@ -56,36 +56,57 @@ func (m *Main) runTool(ctx context.Context, g globalOptions, args []string) erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(url, "/")+"/v1/tools/"+name, strings.NewReader(input))
+	var header map[string]string
+	if idemKey != "" {
+		header = map[string]string{"Idempotency-Key": idemKey}
+	}
+	status, body, err := callInstance(ctx, url, "/v1/tools/"+name, token, header, []byte(input))
 	if err != nil {
-		return usageError{"tool: " + err.Error()}
+		return fmt.Errorf("tool: %w", err)
+	}
+	return m.printAnswer(status, body)
+}
+
+// callInstance posts a JSON body to a running instance with a bearer token
+// and returns the status and the (capped) answer.
+func callInstance(ctx context.Context, base, path, token string, header map[string]string, body []byte) (int, []byte, error) {
+	url := strings.TrimRight(base, "/") + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, usageError{err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
-	if idemKey != "" {
-		req.Header.Set("Idempotency-Key", idemKey)
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("tool: call %s: %w", url, err)
+		return 0, nil, fmt.Errorf("call %s: %w", base, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return fmt.Errorf("tool: read answer: %w", err)
+		return 0, nil, fmt.Errorf("read answer: %w", err)
 	}
+	return resp.StatusCode, answer, nil
+}
+
+// printAnswer prints an answer as indented JSON, on stderr with a
+// toolError when the instance refused.
+func (m *Main) printAnswer(status int, body []byte) error {
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, body, "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(body)
 	}
 	out := m.Stdout
-	if resp.StatusCode != http.StatusOK {
+	if status != http.StatusOK {
 		out = m.Stderr
 	}
 	fmt.Fprintln(out, strings.TrimSpace(pretty.String()))
-	if resp.StatusCode != http.StatusOK {
-		return toolError{status: resp.StatusCode}
+	if status != http.StatusOK {
+		return toolError{status: status}
 	}
 	return nil
 }
