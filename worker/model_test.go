@@ -232,21 +232,14 @@ func TestRecordedDeliveriesToSnapshot(t *testing.T) {
 func TestBacktestFollowsFinishedWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "ceo", "history")
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	shape := storetest.ProjectShape{Open: 60, Done: 300, People: 4, DepShare: 0.2, Milestones: 2, Seed: 3}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		t.Fatal(err)
-	}
+	pool, p, f := seededProject(t, "history", shape, 200)
+	now := benchNow
 	jobs, err := NewJobClient(pool, JobClientConfig{Log: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 200, Jobs: jobs, Now: func() time.Time { return now }}
+	f.Jobs = jobs
 	if err := f.Recompute(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,8 @@ package worker
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/commitea/commitea/scheduler"
-	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 )
 
@@ -17,17 +15,8 @@ import (
 // forecasts (baseline and changed).
 func BenchmarkWhatIfProposal(b *testing.B) {
 	ctx := context.Background()
-	_, pool := storetest.NewDB(b)
-	p, err := store.EnsureProject(ctx, pool, "bench", "project")
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	shape := storetest.ProjectShape{Open: 5000, Done: 1000, People: 20, DepShare: 0.3, Milestones: 3, Seed: 1}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		b.Fatal(err)
-	}
-	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 2000, Now: func() time.Time { return now }}
+	_, p, f := seededProject(b, "whatif", shape, 2000)
 	if err := f.Recompute(ctx, p.ID); err != nil {
 		b.Fatal(err)
 	}
@@ -59,17 +48,8 @@ func BenchmarkWhatIfProposal(b *testing.B) {
 // forecasts: mirror load, lifecycle rules and calibration.
 func BenchmarkWhatIfInput(b *testing.B) {
 	ctx := context.Background()
-	_, pool := storetest.NewDB(b)
-	p, err := store.EnsureProject(ctx, pool, "bench", "project")
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	shape := storetest.ProjectShape{Open: 5000, Done: 1000, People: 20, DepShare: 0.3, Milestones: 3, Seed: 1}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		b.Fatal(err)
-	}
-	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 2000, Now: func() time.Time { return now }}
+	_, p, f := seededProject(b, "whatif", shape, 2000)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := f.WhatIfInput(ctx, p.ID); err != nil {

@@ -103,17 +103,8 @@ func TestWhatIfPredictsTheNextSnapshot(t *testing.T) {
 func TestRecomputeIsAFixedPoint(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "ceo", "fixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	shape := storetest.ProjectShape{Open: 80, Done: 100, People: 5, DepShare: 0.3, Milestones: 2, Seed: 11}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		t.Fatal(err)
-	}
-	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 500, Now: func() time.Time { return now }}
+	pool, p, f := seededProject(t, "fixed", shape, 500)
 	forecast := func() string {
 		t.Helper()
 		if err := f.Recompute(ctx, p.ID); err != nil {
