@@ -171,11 +171,12 @@ func minTime(a, b time.Time) time.Time {
 // coordinate u of window k's start is k*hpd: converting a working-hour amount
 // to a wall-clock time is a division and one load. dayFirst maps whole days
 // since the origin to the first window ending after that day's start, so the
-// reverse conversion is one load and a short forward scan.
+// reverse conversion is one load and at most two steps forward.
 type timeline struct {
 	hpd, invHPD float64
 	starts      []float64 // window k spans [starts[k], starts[k]+hpd)
 	offsets     []float64 // starts[k] - k*hpd: wall clock = offsets[k] + u inside window k
+	ends        []float64 // starts[k]+hpd, then two +Inf sentinels
 	dayFirst    []int32
 }
 
@@ -241,9 +242,12 @@ func newTimeline(cal Calendar, origin time.Time, horizonDays int) *timeline {
 	}
 	n := len(tl.starts)
 	tl.offsets = make([]float64, n)
+	tl.ends = make([]float64, n, n+2)
 	for k, st := range tl.starts {
 		tl.offsets[k] = st - float64(k)*tl.hpd
+		tl.ends[k] = st + tl.hpd
 	}
+	tl.ends = append(tl.ends, math.Inf(1), math.Inf(1))
 	days := int(math.Ceil((tl.starts[n-1]+tl.hpd)/24)) + 1
 	tl.dayFirst = make([]int32, days)
 	k := 0
@@ -259,6 +263,31 @@ func newTimeline(cal Calendar, origin time.Time, horizonDays int) *timeline {
 // working returns the working-hour coordinate of wall-clock hour t (t >= 0):
 // the hours worked before t plus the hours of the windows before the first.
 func (tl *timeline) working(t float64) float64 {
+	d := int(t * (1.0 / 24))
+	if uint(d) >= uint(len(tl.dayFirst)) {
+		return tl.workingScan(t)
+	}
+	// Windows start once per local day, at least 23 hours apart, so at most
+	// two of them end between the day's start and t: two steps find the
+	// first window ending after t. Each step is the sign bit of t-ends[k]
+	// (1 when ends[k] <= t), not a branch: t is a dependency's finish and
+	// falls before or after a window end at random, so a branch would be
+	// mispredicted half the time. ends carries two +Inf sentinels, so
+	// neither step leaves it. Small enough to inline into the kernel.
+	k := int(tl.dayFirst[d])
+	k += 1 - int(math.Float64bits(t-tl.ends[k])>>63)
+	k += 1 - int(math.Float64bits(t-tl.ends[k])>>63)
+	if k >= len(tl.starts) {
+		return tl.workingScan(t)
+	}
+	// max(t-starts[k], 0), by masking off a negative value.
+	xb := math.Float64bits(t - tl.starts[k])
+	return float64(k)*tl.hpd + math.Float64frombits(xb&^uint64(int64(xb)>>63))
+}
+
+// workingScan is working by a plain scan from the day's first window, and
+// past the horizon by extrapolation: the reference the fast path equals.
+func (tl *timeline) workingScan(t float64) float64 {
 	d := int(t * (1.0 / 24))
 	if d >= len(tl.dayFirst) {
 		return tl.workingBeyond(t)

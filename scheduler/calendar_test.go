@@ -92,3 +92,40 @@ func TestTimelineBeyondHorizon(t *testing.T) {
 		}
 	}
 }
+
+// working's two-step lookup equals the plain scan bit for bit, at random
+// hours and exactly on window boundaries, across time zones that change
+// their clocks, days of up to 24 hours, holidays and time off.
+func TestTimelineWorkingEqualsScan(t *testing.T) {
+	in := genProject(12, genSpec{people: 9})
+	cals := []Calendar{{}, {HoursPerDay: 24}, {HoursPerDay: 23.5}, {HoursPerDay: 0.3}}
+	for _, name := range []string{"America/St_Johns", "Australia/Lord_Howe", "Europe/Berlin", "Asia/Kathmandu"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cals = append(cals, Calendar{Location: loc, HoursPerDay: 7.3}, Calendar{Location: loc, HoursPerDay: 24})
+	}
+	for _, p := range in.People {
+		cals = append(cals, p.Calendar)
+	}
+	r := rand.New(rand.NewPCG(2, 2))
+	for i, c := range cals {
+		tl := newTimeline(c, genNow, 800)
+		hours := []float64{0, 1e-12}
+		for _, e := range tl.ends[:len(tl.starts)] {
+			hours = append(hours, e, math.Nextafter(e, 0), math.Nextafter(e, math.Inf(1)))
+		}
+		for _, s := range tl.starts {
+			hours = append(hours, max(0, s), math.Nextafter(max(0, s), math.Inf(1)))
+		}
+		for range 5000 {
+			hours = append(hours, r.Float64()*900*24)
+		}
+		for _, h := range hours {
+			if got, want := tl.working(h), tl.workingScan(h); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("calendar %d: working(%v) = %v, scan %v", i, h, got, want)
+			}
+		}
+	}
+}
