@@ -16,7 +16,15 @@ package scheduler
 // were too narrow on the busiest projects: p80 coverage 0.70 instead of 0.79
 // on MESOS): mu is the median log ratio, sigma is
 // 1.4826 × the median absolute deviation (the MAD estimate of a normal
-// standard deviation, which one wild sample cannot move). A group's bias
+// standard deviation, which one wild sample cannot move). A sigma wider than
+// the prior's is pooled towards it as a variance, the prior counting as
+// SigmaPriorWeight (default 100) samples; a narrower one stands as measured.
+// On the shared histories the first cut-offs of a backtest (20 to 50
+// resolved issues, bulk closures mixed with real work) measured sigma 3 to 4,
+// a p80 twenty times the p50, and those few cut-offs made most of the
+// pinball loss: pooling took DAEMON's from 466 to 112 days and APSTUD's from
+// 290 to 119, and moved a history calibrated on 1,000 samples by under 5%.
+// A group's bias
 // (a label outside the est/ and p/ namespaces, or a person) is the median of
 // its samples' residuals shrunk towards zero by n/(n+k), k = 5 by default:
 // a label seen five times moves the forecast half as far as its residuals
@@ -79,6 +87,9 @@ type CalibrationOptions struct {
 	MaxAge     time.Duration // samples finished this long before the newest are dropped; default 365 days
 	MinSamples int           // fewer samples than this is a cold start; default 10
 	PoolingK   float64       // shrinkage n/(n+k); default 5
+	// SigmaPriorWeight is how many samples the prior sigma counts as when
+	// a wider measured sigma is pooled towards it; default 100.
+	SigmaPriorWeight float64
 }
 
 func (o CalibrationOptions) withDefaults() CalibrationOptions {
@@ -93,6 +104,9 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	}
 	if o.PoolingK <= 0 {
 		o.PoolingK = 5
+	}
+	if o.SigmaPriorWeight <= 0 {
+		o.SigmaPriorWeight = 100
 	}
 	return o
 }
@@ -160,12 +174,25 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 		return []string{s.Person}
 	})
 	cal.GlobalMultiplier = math.Exp(mu)
-	cal.Sigma = 1.4826 * mad(resid)
+	cal.Sigma = pooledSigma(1.4826*mad(resid), len(resid), opts.SigmaPriorWeight)
 	if cal.Sigma < 0.05 {
 		// A perfectly regular history still leaves some doubt about the next issue.
 		cal.Sigma = 0.05
 	}
 	return cal
+}
+
+// pooledSigma pools a measured sigma wider than the prior's towards it, as
+// variances: (n·s² + w·prior²)/(n + w). A narrower one is kept as measured:
+// a team whose estimates hold earns its narrow ranges, while a wide spread
+// from few issues is more often a mixture (a bulk import, a mass closing)
+// than the team's real uncertainty, and it is what makes ranges absurd.
+func pooledSigma(measured float64, n int, w float64) float64 {
+	if measured <= priorSigma {
+		return measured
+	}
+	nf := float64(n)
+	return math.Sqrt((nf*measured*measured + w*priorSigma*priorSigma) / (nf + w))
 }
 
 // calibratedLabel reports whether a label's namespace can bias effort: the

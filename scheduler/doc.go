@@ -34,7 +34,9 @@
 // shared equally among the assignee's concurrent issues
 // (SharedWorkingHours). ln(actual/nominal) = mu + label bias + person bias +
 // e is fitted over the last year of samples (at most 1,000): mu = median,
-// sigma = 1.4826·MAD; a label (outside est/ and p/) or person bias is its
+// sigma = 1.4826·MAD, pooled towards the prior's 1.63 as if it were 100
+// samples when wider (a wide spread from few issues is mostly bulk closures
+// and imports; a narrow one is kept as earned); a label (outside est/ and p/) or person bias is its
 // median residual shrunk by n/(n+5), groups of one ignored. Under 10
 // samples is a cold start with priors derived from public data in
 // TestRealDataPriors: multiplier 1.0 and sigma 1.63 (2,480 Jira issues,
@@ -102,18 +104,23 @@
 // On the shared Jira histories (400 trials, seed 1; "b." is the baseline):
 //
 //	history    cutoffs  items |   p50   p80   p90  width  pinball | b.p50 b.p80 b.p90  b.wid   b.pinb
-//	APSTUD          73   2395 | 0.746 0.936 0.987   8.80    290.7 | 0.405 0.463 0.490   1.07     69.1
-//	BE              52   1146 | 0.500 0.768 0.886   5.37     43.3 | 0.315 0.357 0.383   1.08     58.1
-//	CLOV           105   1297 | 0.635 0.894 0.961   6.27    237.9 | 0.383 0.466 0.506   1.31     80.5
-//	DAEMON          73    828 | 0.633 0.865 0.931   5.39    470.2 | 0.319 0.377 0.409   1.71    178.5
-//	MESOS          149  61533 | 0.439 0.794 0.934   4.01    146.2 | 0.333 0.350 0.360   0.28    221.7
-//	TIMOB          210  40922 | 0.605 0.851 0.923   6.03    305.2 | 0.284 0.310 0.323   0.54    272.1
-//	USERGRID        40   1332 | 0.538 0.804 0.886   5.81     61.1 | 0.249 0.290 0.308   0.93     80.5
-//	XD              84   5578 | 0.588 0.863 0.944   6.23     52.6 | 0.288 0.335 0.356   1.01     65.3
-//	pooled         786 115031 | 0.517 0.822 0.931   5.25    202.6 | 0.314 0.338 0.351   0.42    223.7
+//	APSTUD          73   2395 | 0.676 0.919 0.982   7.41    118.7 | 0.405 0.463 0.490   1.07     69.1
+//	BE              52   1146 | 0.501 0.766 0.885   5.36     42.9 | 0.315 0.357 0.383   1.08     58.1
+//	CLOV           105   1297 | 0.591 0.870 0.956   6.12    116.8 | 0.383 0.466 0.506   1.31     80.5
+//	DAEMON          73    828 | 0.501 0.764 0.889   4.87    111.6 | 0.319 0.377 0.409   1.71    178.5
+//	MESOS          149  61533 | 0.427 0.728 0.914   4.01    145.3 | 0.333 0.350 0.360   0.28    221.7
+//	TIMOB          210  40922 | 0.584 0.836 0.913   5.86    275.1 | 0.284 0.310 0.323   0.54    272.1
+//	USERGRID        40   1332 | 0.508 0.784 0.872   5.63     57.7 | 0.249 0.290 0.308   0.93     80.5
+//	XD              84   5578 | 0.581 0.857 0.941   6.21     51.8 | 0.288 0.335 0.356   1.01     65.3
+//	pooled         786 115031 | 0.500 0.779 0.916   5.16    183.8 | 0.314 0.338 0.351   0.42    223.7
 //
 // Pooled, p50 and p80 coverage are in their target bands, p80 is far closer
-// to 80% than the baseline's, and the pinball loss is lower. Per history the
-// ranges are honest but wide: on APSTUD, CLOV, DAEMON and TIMOB the p50 runs
-// late and the baseline's narrow, early ranges score a lower pinball loss.
+// to 80% than the baseline's, and the pinball loss is lower. Per history,
+// p50 coverage is in band on seven of eight and p80 on six (APSTUD runs late
+// and wide, MESOS's p80 covers 0.73), p80 is closer to 80% than the
+// baseline's on all eight, and the pinball loss is lower on five, level on
+// TIMOB and higher on the small, bursty APSTUD and CLOV. Pooling a wide
+// sigma towards the prior (see Calibration) is what brought the small
+// histories near: before it, APSTUD, CLOV and DAEMON scored 290, 233 and
+// 466 days.
 package scheduler
