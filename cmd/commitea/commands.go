@@ -113,6 +113,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
+	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations, Log: m.logger})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
 	// One model router for the tools and the standups: one budget, one
@@ -127,6 +128,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	}
 	periodic := append(worker.ReconcilePeriodicJobs(projects, cfg.Reconcile.Interval),
 		worker.RecomputePeriodicJobs(projects, recomputeEvery)...)
+	periodic = append(periodic, worker.RetentionPeriodicJob())
 	jobs, err := worker.NewJobClient(pool, worker.JobClientConfig{
 		Work:     opts.Role.RunsWorker(),
 		Workers:  workers,

@@ -30,6 +30,7 @@ type Config struct {
 	Server    ServerConfig    `toml:"server"`
 	Log       LogConfig       `toml:"log"`
 	Reconcile ReconcileConfig `toml:"reconcile"`
+	Retention RetentionConfig `toml:"retention"`
 	Forecast  ForecastConfig  `toml:"forecast"`
 	Lifecycle LifecycleConfig `toml:"lifecycle"`
 	// Calendar is the working calendar of everyone not listed in People.
@@ -73,6 +74,17 @@ type LogConfig struct {
 // ReconcileConfig drives the periodic repair of the mirror.
 type ReconcileConfig struct {
 	Interval time.Duration `toml:"interval"`
+}
+
+// RetentionConfig says how long stored history that grows without bound
+// is kept; zero keeps it forever.
+type RetentionConfig struct {
+	// Deliveries is how long a webhook delivery (its whole body) is kept.
+	// Its id dedupes Gitea's redeliveries only while it is kept.
+	Deliveries time.Duration `toml:"deliveries"`
+	// Conversations is how long a conversation with Reginald may sit idle
+	// before its turn summaries are deleted.
+	Conversations time.Duration `toml:"conversations"`
 }
 
 // ForecastConfig drives the Monte Carlo forecast.
@@ -197,6 +209,13 @@ const (
 	MinSecretLen = 16
 	// MinReconcileInterval keeps reconcile from hammering Gitea.
 	MinReconcileInterval = time.Minute
+	// DefaultDeliveryRetention and DefaultConversationRetention bound the
+	// two tables that grow with use.
+	DefaultDeliveryRetention     = 30 * 24 * time.Hour
+	DefaultConversationRetention = 90 * 24 * time.Hour
+	// MinDeliveryRetention stays far behind Gitea's redelivery of a
+	// webhook, which a pruned id would no longer dedupe.
+	MinDeliveryRetention = 24 * time.Hour
 )
 
 // DefaultConfig is the configuration before any file or environment is read.
@@ -205,6 +224,7 @@ func DefaultConfig() Config {
 		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes},
 		Log:       LogConfig{Format: "text", Level: "info"},
 		Reconcile: ReconcileConfig{Interval: DefaultReconcileInterval},
+		Retention: RetentionConfig{Deliveries: DefaultDeliveryRetention, Conversations: DefaultConversationRetention},
 		Forecast:  ForecastConfig{Trials: DefaultForecastTrials},
 		Lifecycle: LifecycleConfig{StaleWorkingDays: DefaultStaleWorkingDays},
 		Calendar: CalendarConfig{
@@ -349,6 +369,16 @@ func envBindings() []envBinding {
 			return nil
 		}
 	}
+	duration := func(dst func(*Config) *time.Duration) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("not a duration such as 10m: %q", v)
+			}
+			*dst(c) = d
+			return nil
+		}
+	}
 	list := func(dst func(*Config) *[]string) func(*Config, string) error {
 		return func(c *Config, v string) error { *dst(c) = splitList(v); return nil }
 	}
@@ -384,14 +414,9 @@ func envBindings() []envBinding {
 		}},
 		{env: "COMMITEA_LOG_FORMAT", key: "log.format", apply: str(func(c *Config) *string { return &c.Log.Format })},
 		{env: "COMMITEA_LOG_LEVEL", key: "log.level", apply: str(func(c *Config) *string { return &c.Log.Level })},
-		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: func(c *Config, v string) error {
-			d, err := time.ParseDuration(strings.TrimSpace(v))
-			if err != nil {
-				return fmt.Errorf("not a duration such as 10m: %q", v)
-			}
-			c.Reconcile.Interval = d
-			return nil
-		}},
+		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: duration(func(c *Config) *time.Duration { return &c.Reconcile.Interval })},
+		{env: "COMMITEA_RETENTION_DELIVERIES", key: "retention.deliveries", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Deliveries })},
+		{env: "COMMITEA_RETENTION_CONVERSATIONS", key: "retention.conversations", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Conversations })},
 		{env: "COMMITEA_FORECAST_TRIALS", key: "forecast.trials", apply: integer(func(c *Config) *int { return &c.Forecast.Trials })},
 		{env: "COMMITEA_STALE_WORKING_DAYS", key: "lifecycle.stale_working_days", apply: integer(func(c *Config) *int { return &c.Lifecycle.StaleWorkingDays })},
 		{env: "COMMITEA_CALENDAR_HOURS_PER_DAY", key: "calendar.hours_per_day", apply: float(func(c *Config) *float64 { return &c.Calendar.HoursPerDay })},
@@ -558,6 +583,14 @@ func (c Config) ValidateFor(command string) error {
 	if c.Reconcile.Interval < MinReconcileInterval {
 		e, k := key("reconcile.interval")
 		p.add(e, k, "must be at least %s, got %s", MinReconcileInterval, c.Reconcile.Interval)
+	}
+	if d := c.Retention.Deliveries; d != 0 && d < MinDeliveryRetention {
+		e, k := key("retention.deliveries")
+		p.add(e, k, "must be 0 (keep forever) or at least %s, got %s", MinDeliveryRetention, d)
+	}
+	if c.Retention.Conversations < 0 {
+		e, k := key("retention.conversations")
+		p.add(e, k, "must be 0 (keep forever) or more, got %s", c.Retention.Conversations)
 	}
 	if c.Forecast.Trials < 1 || c.Forecast.Trials > MaxForecastTrials {
 		e, k := key("forecast.trials")

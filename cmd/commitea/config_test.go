@@ -60,6 +60,10 @@ level = "debug"
 [reconcile]
 interval = "15m"
 
+[retention]
+deliveries = "168h"
+conversations = "0s"
+
 [forecast]
 trials = 500
 
@@ -127,6 +131,7 @@ func TestLoadConfigFileOnly(t *testing.T) {
 		{"server.max_body_bytes", cfg.Server.MaxBodyBytes, int64(2048)},
 		{"log", cfg.Log, LogConfig{Format: "json", Level: "debug"}},
 		{"reconcile.interval", cfg.Reconcile.Interval, 15 * time.Minute},
+		{"retention", cfg.Retention, RetentionConfig{Deliveries: 7 * 24 * time.Hour, Conversations: 0}},
 		{"forecast.trials", cfg.Forecast.Trials, 500},
 		{"lifecycle.stale_working_days", cfg.Lifecycle.StaleWorkingDays, 5},
 		{"calendar.hours_per_day", cfg.Calendar.HoursPerDay, 7.0},
@@ -151,6 +156,8 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env := validEnv()
 	env["COMMITEA_ADDR"] = ":9999"
 	env["COMMITEA_RECONCILE_INTERVAL"] = "2m"
+	env["COMMITEA_RETENTION_DELIVERIES"] = "48h"
+	env["COMMITEA_RETENTION_CONVERSATIONS"] = "720h"
 	env["COMMITEA_FORECAST_TRIALS"] = "100000"
 	env["COMMITEA_STALE_WORKING_DAYS"] = "4"
 	env["COMMITEA_MAX_BODY_BYTES"] = "4096"
@@ -195,6 +202,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096}
 	want.Log = LogConfig{Format: "json", Level: "warn"}
 	want.Reconcile.Interval = 2 * time.Minute
+	want.Retention = RetentionConfig{Deliveries: 48 * time.Hour, Conversations: 720 * time.Hour}
 	want.Forecast.Trials = 100000
 	want.Lifecycle.StaleWorkingDays = 4
 	want.Calendar = CalendarConfig{HoursPerDay: 5.5, WorkingDays: []string{"mon", "wed", "fri"}, TimeZone: "Europe/Paris",
@@ -295,6 +303,7 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 	env := map[string]string{
 		"COMMITEA_FORECAST_TRIALS":        "many",
 		"COMMITEA_RECONCILE_INTERVAL":     "often",
+		"COMMITEA_RETENTION_DELIVERIES":   "30d",
 		"COMMITEA_MAX_BODY_BYTES":         "10MiB",
 		"COMMITEA_STALE_WORKING_DAYS":     "3d",
 		"COMMITEA_CALENDAR_HOURS_PER_DAY": "six",
@@ -311,6 +320,7 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 		`config: nonsense.x: unknown key`,
 		`config: COMMITEA_FORECAST_TRIALS (forecast.trials): not an integer`,
 		`config: COMMITEA_RECONCILE_INTERVAL (reconcile.interval): not a duration`,
+		`config: COMMITEA_RETENTION_DELIVERIES (retention.deliveries): not a duration`,
 		`config: COMMITEA_MAX_BODY_BYTES (server.max_body_bytes): not an integer`,
 		`config: COMMITEA_STALE_WORKING_DAYS (lifecycle.stale_working_days): not an integer`,
 		`config: COMMITEA_CALENDAR_HOURS_PER_DAY (calendar.hours_per_day): not a number`,
@@ -372,6 +382,8 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, "config: COMMITEA_LOG_FORMAT (log.format): must be text or json"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "config: COMMITEA_LOG_LEVEL (log.level): must be debug, info, warn or error"},
 		{"reconcile", func(c *Config) { c.Reconcile.Interval = time.Second }, "config: COMMITEA_RECONCILE_INTERVAL (reconcile.interval): must be at least 1m0s"},
+		{"delivery retention", func(c *Config) { c.Retention.Deliveries = time.Hour }, "config: COMMITEA_RETENTION_DELIVERIES (retention.deliveries): must be 0 (keep forever) or at least 24h0m0s"},
+		{"conversation retention", func(c *Config) { c.Retention.Conversations = -time.Hour }, "config: COMMITEA_RETENTION_CONVERSATIONS (retention.conversations): must be 0 (keep forever) or more"},
 		{"trials zero", func(c *Config) { c.Forecast.Trials = 0 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"trials too many", func(c *Config) { c.Forecast.Trials = 100001 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"stale", func(c *Config) { c.Lifecycle.StaleWorkingDays = 0 }, "config: COMMITEA_STALE_WORKING_DAYS (lifecycle.stale_working_days): must be between 1 and 365"},
