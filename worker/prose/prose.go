@@ -12,8 +12,11 @@
 // text shows, equals it; a percentage also matches a fraction (0.85 for 85%). Signs are
 // ignored ("+2 working days" matches a shift of 2). A date without a year
 // matches any date of the data on that month and day; a weekday matches
-// when some date of the data falls on it. Relative words ("tomorrow",
-// "next week") are not dates here and pass unchecked.
+// when some date of the data falls on it. Relative dates (tomorrow,
+// yesterday, this/next/last week or month) are checked against the day
+// given by SetToday: some date of the data must fall on that day, in that
+// Monday-to-Sunday week or in that month. Without SetToday they pass
+// unchecked; "today" and "now" always pass.
 package prose
 
 import (
@@ -35,6 +38,7 @@ type Facts struct {
 	clocks    map[string]bool
 	idents    map[string]bool
 	loc       *time.Location
+	today     civilDate // zero: relative dates are not checked
 }
 
 type civilDate struct {
@@ -103,6 +107,13 @@ func (f *Facts) walk(v any) {
 		f.AddText(v)
 	}
 }
+
+// Location is the time zone the facts read timestamps in.
+func (f *Facts) Location() *time.Location { return f.loc }
+
+// SetToday anchors relative dates ("tomorrow", "next week") at t's date in
+// the facts' location. It adds no date: today is a reference, not a fact.
+func (f *Facts) SetToday(t time.Time) { f.today = civilOf(t.In(f.loc)) }
 
 // AddNumber adds one number.
 func (f *Facts) AddNumber(x float64) { f.numbers[math.Abs(x)] = true }
@@ -192,6 +203,40 @@ func (f *Facts) grounds(t token) bool {
 		return f.idents[strings.ToLower(t.text)] || quantileNames[strings.ToLower(t.text)]
 	case tokNumber:
 		return f.groundsNumber(t)
+	case tokRelative:
+		return f.groundsRelative(t.text)
+	}
+	return false
+}
+
+// groundsRelative reports whether some date of the data falls in the span
+// a relative date names, counted from today.
+func (f *Facts) groundsRelative(text string) bool {
+	if f.today == (civilDate{}) {
+		return true
+	}
+	day := func(n int) time.Time { return time.Date(f.today.y, f.today.m, f.today.d+n, 12, 0, 0, 0, time.UTC) }
+	words := strings.Fields(strings.ToLower(text))
+	var from, to time.Time
+	switch words[0] {
+	case "tomorrow":
+		from, to = day(1), day(1)
+	case "yesterday":
+		from, to = day(-1), day(-1)
+	default:
+		shift := map[string]int{"this": 0, "next": 1, "last": -1}[words[0]]
+		if words[1] == "week" {
+			monday := -((int(day(0).Weekday()) + 6) % 7)
+			from, to = day(monday+7*shift), day(monday+7*shift+6)
+		} else {
+			from = time.Date(f.today.y, f.today.m+time.Month(shift), 1, 12, 0, 0, 0, time.UTC)
+			to = from.AddDate(0, 1, -1)
+		}
+	}
+	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+		if f.dates[civilOf(d)] {
+			return true
+		}
 	}
 	return false
 }
@@ -224,7 +269,8 @@ const (
 	tokAmbiguousDate // day and month known, order not: 03/04
 	tokWeekday
 	tokClock
-	tokIdent // a word with digits in it: v1.0, dev03, p80
+	tokIdent    // a word with digits in it: v1.0, dev03, p80
+	tokRelative // tomorrow, yesterday, this/next/last week or month
 )
 
 // quantileNames may be written without appearing in the data: they name
@@ -251,6 +297,7 @@ var (
 	reSlashDate = regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?\b`)
 	reMonthDay  = regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
 	reDayMonth  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)\b\.?(?:,?\s+(\d{4})\b)?`)
+	reRelative  = regexp.MustCompile(`(?i)\b(?:tomorrow|yesterday|(?:this|next|last)\s+(?:week|month))\b`)
 	reWeekday   = regexp.MustCompile(`(?i)\b(mon|tues|wednes|thurs|fri|satur|sun)day\b`)
 	reClock     = regexp.MustCompile(`\b(\d{1,2}):(\d{2})\b`)
 	reIdent     = regexp.MustCompile(`\b[A-Za-z][A-Za-z_]*[-_]?\d[\w.-]*`)
@@ -355,6 +402,11 @@ func scan(s string) []token {
 		}
 		out = append(out, token{kind: tokDate, text: text, year: y, month: mo, day: d,
 			swappable: validDay(time.Month(b), a) && validDay(time.Month(a), b)})
+	}
+	for _, m := range reRelative.FindAllStringIndex(s, -1) {
+		if take(m) {
+			out = append(out, token{kind: tokRelative, text: s[m[0]:m[1]]})
+		}
 	}
 	for _, m := range reWeekday.FindAllStringSubmatchIndex(s, -1) {
 		if take(m[:2]) {

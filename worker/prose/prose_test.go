@@ -62,3 +62,57 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// Relative dates are read from the day SetToday gives: "tomorrow" needs a
+// date of the data on the next day, "next week" one in the next Monday to
+// Sunday week, and so on. Without an anchor they pass as before.
+func TestCheckRelativeDates(t *testing.T) {
+	data := map[string]any{
+		"due":   "2026-12-02", // Wednesday, the day after today
+		"p80":   "2026-12-09", // the next week
+		"later": "2027-01-05", // next month
+	}
+	f, err := FactsOf(nil, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unanchored := []string{"It lands tomorrow.", "Due last month."}
+	for _, s := range unanchored {
+		if err := Check(s, f); err != nil {
+			t.Errorf("without SetToday, Check(%q) = %v, want nil", s, err)
+		}
+	}
+	f.SetToday(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)) // a Tuesday
+	good := []string{
+		"It is due tomorrow, and p80 is next week.",
+		"This week holds the due date.",
+		"Today nothing moved; the last piece lands next month.",
+		"This month has the due date.",
+		"Tomorrow.",
+	}
+	for _, s := range good {
+		if err := Check(s, f); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", s, err)
+		}
+	}
+	bad := map[string]string{
+		"It slipped last week.":    "last week",
+		"It was due last month.":   "last month",
+		"It was closed yesterday.": "yesterday",
+	}
+	for s, want := range bad {
+		var ue *UngroundedError
+		if err := Check(s, f); !errors.As(err, &ue) || ue.Tokens[0] != want {
+			t.Errorf("Check(%q) = %v, want %q ungrounded", s, err, want)
+		}
+	}
+	// Across a year end: 2026-12-31's next month is January 2027.
+	g, _ := FactsOf(nil, map[string]any{"d": "2027-01-20"})
+	g.SetToday(time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC))
+	if err := Check("It lands next month, not tomorrow.", g); err == nil {
+		t.Error("tomorrow (2027-01-01) is not in the data, want an error")
+	}
+	if err := Check("It lands next month.", g); err != nil {
+		t.Errorf("next month from 2026-12-31: %v", err)
+	}
+}

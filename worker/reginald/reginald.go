@@ -185,6 +185,9 @@ func (r *Reginald) Ask(ctx context.Context, c tools.Caller, in AskInput) (AskOut
 			"Reginald needs the small language model and none is configured; call query_project directly (GET /v1/tools lists its views and filters)")
 	}
 	t := &turn{in: in, caller: c, facts: prose.NewFacts(nil)}
+	// The header tells the model today's date in UTC; its "tomorrow" is
+	// checked from there.
+	t.facts.SetToday(r.now())
 	t.out.ConversationID = in.ConversationID
 	if t.out.ConversationID == "" {
 		t.out.ConversationID = newConversationID()

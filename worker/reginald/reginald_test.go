@@ -219,6 +219,22 @@ func TestInventedDateIsCaught(t *testing.T) {
 	}
 }
 
+// TestInventedRelativeDateIsCaught: "last week" is checked from today like
+// a written date.
+func TestInventedRelativeDateIsCaught(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	small := modeltest.NewOpenAI(t, call("query_project", `{"view":"runway"}`),
+		modeltest.Text("v1.0 already shipped last week.", 1500, 20))
+	out, err := f.reginald(t, small, nil).Ask(context.Background(), reader, reginald.AskInput{Question: "When does v1.0 ship?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Confirmed || strings.Join(out.Unconfirmed, " ") != "last week" {
+		t.Fatalf("answer = %+v", out)
+	}
+}
+
 // TestNoSmallModel: MODEL_UNAVAILABLE, pointing at query_project.
 func TestNoSmallModel(t *testing.T) {
 	t.Parallel()

@@ -210,6 +210,8 @@ func TestTextChecksProse(t *testing.T) {
 		{"grounded prose", &phraser{text: good}, good, SourceModel},
 		{"invented date", &phraser{text: good + " We expect v1.0 on 2026-12-21."}, tmpl, SourceTemplate},
 		{"invented number", &phraser{text: "v1.0 slipped 5 working days."}, tmpl, SourceTemplate},
+		{"invented relative date", &phraser{text: good + " #40 was due last week."}, tmpl, SourceTemplate},
+		{"grounded relative date", &phraser{text: "v1.0 slipped to 2026-12-15, in two weeks' time: the week after next."}, "v1.0 slipped to 2026-12-15, in two weeks' time: the week after next.", SourceModel},
 		{"model error", &phraser{err: errors.New("BUDGET_EXHAUSTED")}, tmpl, SourceTemplate},
 		{"empty answer", &phraser{text: "  "}, tmpl, SourceTemplate},
 	}

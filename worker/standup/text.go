@@ -66,9 +66,17 @@ func factsOf(r Report) any {
 	return shown{r.Project, r.Day, r.Weekday, r.Since, r.SnapshotVersion, r.FirstStandup, r.Drift, r.Plan, r.StaleBlockers}
 }
 
-// Facts are the numbers and dates a standup's prose may state.
+// Facts are the numbers and dates a standup's prose may state; "tomorrow"
+// and "next week" count from the standup's day.
 func Facts(r Report, loc *time.Location) (*prose.Facts, error) {
-	return prose.FactsOf(loc, factsOf(r))
+	f, err := prose.FactsOf(loc, factsOf(r))
+	if err != nil {
+		return nil, err
+	}
+	if day, err := time.ParseInLocation(time.DateOnly, r.Day, f.Location()); err == nil {
+		f.SetToday(day)
+	}
+	return f, nil
 }
 
 // Text phrases a report: the model's prose when p is set and its answer
