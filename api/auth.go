@@ -58,6 +58,25 @@ func (a *authenticator) verify(secret string) (tools.Caller, bool) {
 	return tools.Caller{Name: found.name, Scopes: slices.Clone(found.scopes)}, true
 }
 
+// requireMetricsToken answers 401 unless the request carries token as its
+// bearer token; an empty token lets everyone through.
+func requireMetricsToken(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := bearer(r)
+		h := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(h[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="commitea-metrics"`)
+			http.Error(w, "metrics need the configured bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // bearer reads "Authorization: Bearer <token>".
 func bearer(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")

@@ -143,3 +143,34 @@ func TestDashboardAndRiverUIAuth(t *testing.T) {
 		t.Fatalf("unknown token: %d", rec.Code)
 	}
 }
+
+// With a metrics token set, /metrics answers 401 without it or with another
+// token, and the metrics with it; without one it stays open.
+func TestMetricsToken(t *testing.T) {
+	const token = "metrics-token-0123456789"
+	h := NewRouter(Config{MetricsToken: token, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for _, c := range []struct {
+		header string
+		want   int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong-token-0123456789", http.StatusUnauthorized},
+		{"Basic " + token, http.StatusUnauthorized},
+		{"Bearer " + token, http.StatusOK},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if c.header != "" {
+			req.Header.Set("Authorization", c.header)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("Authorization %q: %d, want %d", c.header, rec.Code, c.want)
+		}
+		if c.want == http.StatusOK && !strings.Contains(rec.Body.String(), "commitea_") {
+			t.Errorf("metrics body lacks commitea_ metrics")
+		}
+	}
+	open := NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	scrape(t, open)
+}

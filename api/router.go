@@ -47,6 +47,9 @@ type Config struct {
 	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
 	// it can retry and cancel jobs.
 	RiverUI http.Handler
+	// MetricsToken, when set, is the bearer token /metrics asks for;
+	// otherwise /metrics is open.
+	MetricsToken string
 }
 
 // NewRouter builds the HTTP handler.
@@ -74,9 +77,10 @@ func NewRouter(cfg Config) http.Handler {
 	if cfg.Tools != nil {
 		mountTools(r, cfg)
 	}
-	// Metrics carry no secrets and scrapers rarely hold tokens; keep the
-	// port off the public internet instead.
-	r.Method(http.MethodGet, "/metrics", metrics.Handler())
+	// Metrics carry no secrets, but they name projects and show load; an
+	// operator who cannot keep the port private sets a token that the
+	// scraper sends (Prometheus: authorization.credentials).
+	r.Method(http.MethodGet, "/metrics", requireMetricsToken(cfg.MetricsToken, metrics.Handler()))
 	browser := newAuthenticator(cfg.Tokens)
 	if cfg.Dashboard != nil {
 		r.Get("/", func(w http.ResponseWriter, req *http.Request) {

@@ -220,6 +220,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Version:       versionString(),
 		Dashboard:     board.Handler(),
 		RiverUI:       riverUI,
+		MetricsToken:  cfg.Server.MetricsToken.Reveal(),
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)

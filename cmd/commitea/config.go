@@ -63,6 +63,8 @@ type ServerConfig struct {
 	Addr string `toml:"addr"`
 	// MaxBodyBytes caps every request body (webhooks and tool calls).
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// MetricsToken, when set, is the bearer token GET /metrics requires.
+	MetricsToken Secret `toml:"metrics_token"`
 }
 
 // LogConfig picks the slog handler.
@@ -412,6 +414,7 @@ func envBindings() []envBinding {
 			c.Server.MaxBodyBytes = n
 			return nil
 		}},
+		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
 		{env: "COMMITEA_LOG_FORMAT", key: "log.format", apply: str(func(c *Config) *string { return &c.Log.Format })},
 		{env: "COMMITEA_LOG_LEVEL", key: "log.level", apply: str(func(c *Config) *string { return &c.Log.Level })},
 		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: duration(func(c *Config) *time.Duration { return &c.Reconcile.Interval })},
@@ -571,6 +574,10 @@ func (c Config) ValidateFor(command string) error {
 	if c.Server.MaxBodyBytes < 1024 || c.Server.MaxBodyBytes > 1<<30 {
 		e, k := key("server.max_body_bytes")
 		p.add(e, k, "must be between 1024 and %d, got %d", 1<<30, c.Server.MaxBodyBytes)
+	}
+	if t := c.Server.MetricsToken; t != "" && len(t) < MinSecretLen {
+		e, k := key("server.metrics_token")
+		p.add(e, k, "must be at least %d characters when set, got %d", MinSecretLen, len(t))
 	}
 	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
 		e, k := key("log.format")
@@ -1056,6 +1063,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("webhook_secret", isSet(c.Gitea.WebhookSecret)),
 		slog.Any("projects", c.Projects),
 		slog.String("addr", c.Server.Addr),
+		slog.String("metrics_token", isSet(c.Server.MetricsToken)),
 		slog.Duration("reconcile_interval", c.Reconcile.Interval),
 		slog.Int("forecast_trials", c.Forecast.Trials),
 		slog.Int("tokens", len(c.Tokens)),

@@ -156,6 +156,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env := validEnv()
 	env["COMMITEA_ADDR"] = ":9999"
 	env["COMMITEA_RECONCILE_INTERVAL"] = "2m"
+	env["COMMITEA_METRICS_TOKEN"] = "metrics-token-0123456789"
 	env["COMMITEA_RETENTION_DELIVERIES"] = "48h"
 	env["COMMITEA_RETENTION_CONVERSATIONS"] = "720h"
 	env["COMMITEA_FORECAST_TRIALS"] = "100000"
@@ -199,7 +200,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	want.Projects = []string{"acme/widgets", "acme/gadgets"}
 	want.Database.URL = Secret(env["DATABASE_URL"])
 	want.Gitea = GiteaConfig{URL: "http://gitea:3000", Token: "gitea-token-abcdef0123456789", WebhookSecret: "webhook-secret-0123456789"}
-	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096}
+	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096, MetricsToken: "metrics-token-0123456789"}
 	want.Log = LogConfig{Format: "json", Level: "warn"}
 	want.Reconcile.Interval = 2 * time.Minute
 	want.Retention = RetentionConfig{Deliveries: 48 * time.Hour, Conversations: 720 * time.Hour}
@@ -384,6 +385,7 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"reconcile", func(c *Config) { c.Reconcile.Interval = time.Second }, "config: COMMITEA_RECONCILE_INTERVAL (reconcile.interval): must be at least 1m0s"},
 		{"delivery retention", func(c *Config) { c.Retention.Deliveries = time.Hour }, "config: COMMITEA_RETENTION_DELIVERIES (retention.deliveries): must be 0 (keep forever) or at least 24h0m0s"},
 		{"conversation retention", func(c *Config) { c.Retention.Conversations = -time.Hour }, "config: COMMITEA_RETENTION_CONVERSATIONS (retention.conversations): must be 0 (keep forever) or more"},
+		{"metrics token", func(c *Config) { c.Server.MetricsToken = "short" }, "config: COMMITEA_METRICS_TOKEN (server.metrics_token): must be at least 16 characters when set, got 5"},
 		{"trials zero", func(c *Config) { c.Forecast.Trials = 0 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"trials too many", func(c *Config) { c.Forecast.Trials = 100001 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"stale", func(c *Config) { c.Lifecycle.StaleWorkingDays = 0 }, "config: COMMITEA_STALE_WORKING_DAYS (lifecycle.stale_working_days): must be between 1 and 365"},
