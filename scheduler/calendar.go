@@ -273,7 +273,7 @@ func (tl *timeline) working(t float64) float64 {
 	// (1 when ends[k] <= t), not a branch: t is a dependency's finish and
 	// falls before or after a window end at random, so a branch would be
 	// mispredicted half the time. ends carries two +Inf sentinels, so
-	// neither step leaves it. Small enough to inline into the kernel.
+	// neither step leaves it.
 	k := int(tl.dayFirst[d])
 	k += 1 - int(math.Float64bits(t-tl.ends[k])>>63)
 	k += 1 - int(math.Float64bits(t-tl.ends[k])>>63)
