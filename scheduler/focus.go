@@ -139,7 +139,7 @@ func Focus(in Input, f Forecast, who string, now time.Time) FocusResult {
 		if c := a.p50.Compare(b.p50); c != 0 {
 			return c
 		}
-		return cmpInt64(a.is.Number, b.is.Number)
+		return cmp.Compare(a.is.Number, b.is.Number)
 	})
 
 	nowIdx := -1

@@ -190,7 +190,7 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 			p.openIdx = append(p.openIdx, i)
 		}
 	}
-	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmpInt64(in.Issues[a].Number, in.Issues[b].Number) })
+	slices.SortFunc(p.openIdx, func(a, b int32) int { return cmp.Compare(in.Issues[a].Number, in.Issues[b].Number) })
 
 	// Rank the open issues by the work-order key.
 	type orderKey struct {
@@ -231,7 +231,7 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 			}
 			return 1
 		}
-		return cmpInt64(ka.number, kb.number)
+		return cmp.Compare(ka.number, kb.number)
 	})
 	rank := make([]int32, len(in.Issues))
 	for r, i := range ranked {
@@ -686,7 +686,7 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 	groupQs, medians := p.seriesQuantiles(groupFin, personHours, personFree)
 
 	ms := slices.Clone(in.Milestones)
-	slices.SortFunc(ms, func(a, b Milestone) int { return cmpInt64(a.ID, b.ID) })
+	slices.SortFunc(ms, func(a, b Milestone) int { return cmp.Compare(a.ID, b.ID) })
 	team := Calendar{}
 	for _, m := range ms {
 		if m.Closed && open[m.ID] == 0 {

@@ -15,6 +15,7 @@ package scheduler
 // remaining effort has the same resolution.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"hash/fnv"
 	"math"
@@ -135,7 +136,7 @@ func InputSeed(in Input) uint64 {
 	}
 
 	ms := slices.Clone(in.Milestones)
-	slices.SortFunc(ms, func(a, b Milestone) int { return cmpInt64(a.ID, b.ID) })
+	slices.SortFunc(ms, func(a, b Milestone) int { return cmp.Compare(a.ID, b.ID) })
 	u64(uint64(len(ms)))
 	for _, m := range ms {
 		u64(uint64(m.ID))
@@ -145,7 +146,7 @@ func InputSeed(in Input) uint64 {
 	}
 
 	issues := slices.Clone(in.Issues)
-	slices.SortFunc(issues, func(a, b Issue) int { return cmpInt64(a.Number, b.Number) })
+	slices.SortFunc(issues, func(a, b Issue) int { return cmp.Compare(a.Number, b.Number) })
 	u64(uint64(len(issues)))
 	for _, is := range issues {
 		u64(uint64(is.Number))
@@ -198,16 +199,6 @@ func dayNumber(t time.Time) int64 {
 
 func boolBit(b bool) uint64 {
 	if b {
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
 		return 1
 	}
 	return 0

@@ -19,6 +19,7 @@ package scheduler
 // forecast.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -274,27 +275,34 @@ func replaceLabel(labels []string, prefix, value string) []string {
 	return labels
 }
 
+// pairByKey indexes two lists by key and returns every key of either, in
+// ascending order, with both indexes (nil where a list lacks the key).
+func pairByKey[T any](before, after []T, key func(*T) int64) ([]int64, map[int64]*T, map[int64]*T) {
+	index := func(xs []T) map[int64]*T {
+		m := make(map[int64]*T, len(xs))
+		for i := range xs {
+			m[key(&xs[i])] = &xs[i]
+		}
+		return m
+	}
+	b, a := index(before), index(after)
+	keys := make([]int64, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	for k := range a {
+		if b[k] == nil {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, b, a
+}
+
 // compareForecasts lists the milestones and issues whose forecast differs.
 func compareForecasts(before, after Forecast) WhatIfResult {
 	res := WhatIfResult{Milestones: []MilestoneDelta{}, Issues: []IssueDelta{}}
-	bm := map[int64]*MilestoneForecast{}
-	for i := range before.Milestones {
-		bm[before.Milestones[i].ID] = &before.Milestones[i]
-	}
-	am := map[int64]*MilestoneForecast{}
-	for i := range after.Milestones {
-		am[after.Milestones[i].ID] = &after.Milestones[i]
-	}
-	var ids []int64
-	for id := range bm {
-		ids = append(ids, id)
-	}
-	for id := range am {
-		if bm[id] == nil {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
+	ids, bm, am := pairByKey(before.Milestones, after.Milestones, func(m *MilestoneForecast) int64 { return m.ID })
 	team := Calendar{}
 	for _, id := range ids {
 		b, a := bm[id], am[id]
@@ -313,24 +321,7 @@ func compareForecasts(before, after Forecast) WhatIfResult {
 		res.Milestones = append(res.Milestones, d)
 	}
 
-	bi := map[int64]*IssueForecast{}
-	for i := range before.Issues {
-		bi[before.Issues[i].Number] = &before.Issues[i]
-	}
-	ai := map[int64]*IssueForecast{}
-	for i := range after.Issues {
-		ai[after.Issues[i].Number] = &after.Issues[i]
-	}
-	var nums []int64
-	for n := range bi {
-		nums = append(nums, n)
-	}
-	for n := range ai {
-		if bi[n] == nil {
-			nums = append(nums, n)
-		}
-	}
-	slices.Sort(nums)
+	nums, bi, ai := pairByKey(before.Issues, after.Issues, func(i *IssueForecast) int64 { return i.Number })
 	for _, n := range nums {
 		b, a := bi[n], ai[n]
 		if b != nil && a != nil && *b == *a {
@@ -351,10 +342,10 @@ func consequence(now time.Time, res WhatIfResult) string {
 	}
 	ms := slices.Clone(res.Milestones)
 	slices.SortStableFunc(ms, func(a, b MilestoneDelta) int {
-		if c := -cmpFloat(math.Abs(a.P80ShiftDays), math.Abs(b.P80ShiftDays)); c != 0 {
+		if c := -cmp.Compare(math.Abs(a.P80ShiftDays), math.Abs(b.P80ShiftDays)); c != 0 {
 			return c
 		}
-		return cmpInt64(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	var parts []string
 	for _, d := range ms {
@@ -426,16 +417,6 @@ func signed(x float64) string {
 }
 
 func signedDays(x float64) string { return signed(x) + "d" }
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // cloneInput deep-copies everything a what-if may change, so the caller's
 // input stays untouched.

@@ -118,21 +118,9 @@ func GetIssue(ctx context.Context, q DBTX, projectID, number int64) (Issue, erro
 	return i, nil
 }
 
+// collect is collectArgs for the common query by project alone.
 func collect[T any](ctx context.Context, q DBTX, sql string, projectID int64, scan func(pgx.Rows) (T, error)) ([]T, error) {
-	rows, err := q.Query(ctx, sql, projectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return collectArgs(ctx, q, sql, scan, projectID)
 }
 
 // SyncState is where a project's reconcile and backfill stand.

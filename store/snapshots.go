@@ -130,19 +130,16 @@ func ReplaceTransitions(ctx context.Context, q DBTX, projectID, issue int64, ts 
 
 // Transitions loads a project's transitions in order.
 func Transitions(ctx context.Context, q DBTX, projectID int64) ([]Transition, error) {
-	rows, err := q.Query(ctx, `SELECT issue, from_state, to_state, at, cause FROM transitions
-		WHERE project_id = $1 ORDER BY issue, at, id`, projectID)
+	out, err := collect(ctx, q, `SELECT issue, from_state, to_state, at, cause FROM transitions
+		WHERE project_id = $1 ORDER BY issue, at, id`, projectID, scanTransition)
 	if err != nil {
 		return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
 	}
-	defer rows.Close()
-	var out []Transition
-	for rows.Next() {
-		var t Transition
-		if err := rows.Scan(&t.Issue, &t.From, &t.To, &t.At, &t.Cause); err != nil {
-			return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
+}
+
+func scanTransition(r pgx.Rows) (Transition, error) {
+	var t Transition
+	err := r.Scan(&t.Issue, &t.From, &t.To, &t.At, &t.Cause)
+	return t, err
 }

@@ -199,21 +199,12 @@ func StandupIssues(ctx context.Context, q DBTX, projectID int64, also []int64) (
 // TransitionsSince loads a project's transitions after since, in time
 // order.
 func TransitionsSince(ctx context.Context, q DBTX, projectID int64, since time.Time) ([]Transition, error) {
-	rows, err := q.Query(ctx, `SELECT issue, from_state, to_state, at, cause FROM transitions
-		WHERE project_id = $1 AND at > $2 ORDER BY at, id`, projectID, since)
+	out, err := collectArgs(ctx, q, `SELECT issue, from_state, to_state, at, cause FROM transitions
+		WHERE project_id = $1 AND at > $2 ORDER BY at, id`, scanTransition, projectID, since)
 	if err != nil {
 		return nil, fmt.Errorf("transitions of project %d since %s: %w", projectID, since, err)
 	}
-	defer rows.Close()
-	var out []Transition
-	for rows.Next() {
-		var t Transition
-		if err := rows.Scan(&t.Issue, &t.From, &t.To, &t.At, &t.Cause); err != nil {
-			return nil, fmt.Errorf("transitions of project %d: %w", projectID, err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // The snapshot readers below pull from a stored snapshot only what a

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -250,7 +251,7 @@ func buildModel(src modelSource, now time.Time) engineModel {
 		transitions = append(slices.Clone(src.transitions), fresh...)
 		slices.SortStableFunc(transitions, func(a, b store.Transition) int {
 			if a.Issue != b.Issue {
-				return cmpInt64(a.Issue, b.Issue)
+				return cmp.Compare(a.Issue, b.Issue)
 			}
 			return a.At.Compare(b.At)
 		})
@@ -343,14 +344,4 @@ func team(issues []store.Issue, configured []scheduler.Person, def scheduler.Cal
 	}
 	slices.SortFunc(people, func(a, b scheduler.Person) int { return strings.Compare(a.Login, b.Login) })
 	return people, calendars
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

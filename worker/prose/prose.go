@@ -351,27 +351,26 @@ func scan(s string) []token {
 			out = append(out, token{kind: tokDate, text: s[m[0]:m[1]], year: y, month: mo, day: d})
 		}
 	}
-	for _, m := range reMonthDay.FindAllStringSubmatchIndex(s, -1) {
-		mo, d := monthOf(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])
-		if !validDay(mo, d) || !take(m[:2]) {
-			continue
+	// "Dec 1" and "1 December": the month is the first group or the second.
+	for _, form := range []struct {
+		re         *regexp.Regexp
+		monthFirst bool
+	}{{reMonthDay, true}, {reDayMonth, false}} {
+		for _, m := range form.re.FindAllStringSubmatchIndex(s, -1) {
+			month, day := s[m[2]:m[3]], s[m[4]:m[5]]
+			if !form.monthFirst {
+				month, day = day, month
+			}
+			mo, d := monthOf(month), atoi(day)
+			if !validDay(mo, d) || !take(m[:2]) {
+				continue
+			}
+			t := token{kind: tokDate, text: s[m[0]:m[1]], month: mo, day: d}
+			if m[6] >= 0 {
+				t.year = atoi(s[m[6]:m[7]])
+			}
+			out = append(out, t)
 		}
-		t := token{kind: tokDate, text: s[m[0]:m[1]], month: mo, day: d}
-		if m[6] >= 0 {
-			t.year = atoi(s[m[6]:m[7]])
-		}
-		out = append(out, t)
-	}
-	for _, m := range reDayMonth.FindAllStringSubmatchIndex(s, -1) {
-		d, mo := atoi(s[m[2]:m[3]]), monthOf(s[m[4]:m[5]])
-		if !validDay(mo, d) || !take(m[:2]) {
-			continue
-		}
-		t := token{kind: tokDate, text: s[m[0]:m[1]], month: mo, day: d}
-		if m[6] >= 0 {
-			t.year = atoi(s[m[6]:m[7]])
-		}
-		out = append(out, t)
 	}
 	for _, m := range reSlashDate.FindAllStringSubmatchIndex(s, -1) {
 		a, b := atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -127,7 +128,7 @@ func openMilestones(all []store.Milestone) []store.Milestone {
 	slices.SortStableFunc(out, func(a, b store.Milestone) int {
 		switch {
 		case a.DueOn == nil && b.DueOn == nil:
-			return cmpInt64(a.ID, b.ID)
+			return cmp.Compare(a.ID, b.ID)
 		case a.DueOn == nil:
 			return 1
 		case b.DueOn == nil:
@@ -136,22 +137,12 @@ func openMilestones(all []store.Milestone) []store.Milestone {
 		if c := a.DueOn.Compare(*b.DueOn); c != 0 {
 			return c
 		}
-		return cmpInt64(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	if len(out) > maxContextMilestone {
 		out = out[:maxContextMilestone]
 	}
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // captureTags are the prompt's delimiters. People's text cannot open or
