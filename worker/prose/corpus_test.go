@@ -109,9 +109,13 @@ var (
 	corpusZones = []string{"UTC", "Europe/Berlin", "America/Los_Angeles", "Asia/Tokyo", "America/Sao_Paulo", "Australia/Sydney"}
 )
 
-func date(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location()) }
+func date(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+}
 
-func addDays(t time.Time, n int) time.Time { return time.Date(t.Year(), t.Month(), t.Day()+n, 0, 0, 0, 0, t.Location()) }
+func addDays(t time.Time, n int) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day()+n, 0, 0, 0, 0, t.Location())
+}
 
 func isWorkday(t time.Time) bool { return t.Weekday() != time.Saturday && t.Weekday() != time.Sunday }
 
@@ -370,7 +374,7 @@ var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six",
 // dateForm renders day t the way a sentence may, and reports which days
 // the rendering covers (a week name covers seven).
 type dateForm struct {
-	text  string
+	text   string
 	covers func(time.Time) bool
 }
 
