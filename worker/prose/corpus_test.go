@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/commitea/commitea/worker/prose"
 )
 
 type corpusSentence struct {
@@ -348,18 +350,18 @@ func (p *cProject) data() map[string]any {
 
 // names are what the project calls things, beyond the report: every
 // milestone title, issue title and login.
-func (p *cProject) names() []string {
-	var out []string
+func (p *cProject) names() prose.Names {
+	n := prose.Names{Issues: map[int64]string{}}
 	for _, m := range p.milestones {
-		out = append(out, m.title)
+		n.Milestones = append(n.Milestones, m.title)
 	}
-	for _, is := range p.issues {
-		out = append(out, is.title)
+	for num, is := range p.issues {
+		n.Issues[num] = is.title
 	}
 	for _, pp := range p.people {
-		out = append(out, pp.login)
+		n.People = append(n.People, pp.login)
 	}
-	return out
+	return n
 }
 
 // Status words and their truth for a milestone.
@@ -736,7 +738,7 @@ func corpus() ([]*cProject, [][]corpusSentence) {
 	for seed := uint64(1); seed <= corpusProjects; seed++ {
 		p := newCorpusProject(seed)
 		ps = append(ps, p)
-		ss = append(ss, p.sentences())
+		ss = append(ss, append(p.sentences(), p.sentences2()...))
 	}
 	return ps, ss
 }
