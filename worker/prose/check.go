@@ -271,11 +271,16 @@ var (
 	reModifier    = regexp.MustCompile(`(?i)^\s*,?\s*(?:for|in|of|towards?|within|under|part of)\s+(?:the\s+)?$`)
 	rePronoun     = regexp.MustCompile(`(?i)^[\s\-*•]*(?:(?:and|but|so|also)\s+)?(it|its|it's|they|their|they're|this|that|these|those|he|she|his|her)\b`)
 	reNegatedVerb = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno|\bnever)\s+(?:[a-z]+\s+){0,3}$`)
+	reChanceWord  = regexp.MustCompile(`(?i)\b(?:chance|odds|likely|likelihood|probab\w*|confiden\w*)\b`)
 	reQuantifier  = regexp.MustCompile(`(?i)\b(?:all|every|everything|everyone|each|nothing|none|else|other|others|the rest|overall)\b`)
 	reOthers      = regexp.MustCompile(`(?i)\b(?:else|other|others|the rest)\b`)
-	reNegation    = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno longer|\bnever)\s+(?:[a-z]+\s+){0,2}$`)
-	reQualifier   = regexp.MustCompile(`(?i)\b(p10|p50|p80|p90|due)\b`)
-	reStatus      = regexp.MustCompile(`(?i)\b(on[ -]track|on schedule|on time|on target|at risk|in danger|in trouble|` +
+	reNegation    = regexp.MustCompile(`(?i)(?:\bnot|n't|\bno longer|\bnever|\bno|\bnothing|\bnone of (?:the|them|our)?)\s+(?:[a-z0-9.]+\s+){0,2}$`)
+	// "At risk: none" says nothing is.
+	reNoneAfter  = regexp.MustCompile(`(?i)^\s*:\s*(?:none|nothing|no milestone)\b`)
+	reHeading    = regexp.MustCompile(`^[\s#*\-]*$`)
+	reHeadingEnd = regexp.MustCompile(`^[\s*]*:\s*(?:\n|$)`)
+	reQualifier  = regexp.MustCompile(`(?i)\b(p10|p50|p80|p90|due)\b`)
+	reStatus     = regexp.MustCompile(`(?i)\b(on[ -]track|on schedule|on time|on target|at risk|in danger|in trouble|` +
 		`ahead of (?:schedule|plan|its (?:due )?date)|behind schedule|behind|running late|late|overdue|` +
 		`slipped|slipping|slips|pushed (?:back|out)|moved earlier|pulled in)\b`)
 	reDaysUnit       = regexp.MustCompile(`^\s*(?:working\s+|business\s+)?days?\b`)
@@ -436,7 +441,11 @@ func (f *Facts) newCheck(text string) *check {
 		if !ok {
 			continue
 		}
-		sc := statusClaim{kind: k, negated: reNegation.MatchString(text[max(0, m[0]-40):m[0]])}
+		if reHeading.MatchString(text[strings.LastIndexByte(text[:m[0]], '\n')+1:m[0]]) && reHeadingEnd.MatchString(text[m[1]:]) {
+			// "At risk:" heading a list is no claim; its entries are.
+			continue
+		}
+		sc := statusClaim{kind: k, negated: reNegation.MatchString(text[max(0, m[0]-40):m[0]]) || reNoneAfter.MatchString(text[m[1]:])}
 		c.claims = append(c.claims, claim{tok: token{text: text[m[0]:m[1]], start: m[0], end: m[1]}, status: sc})
 	}
 	for _, t := range scan(text, used) {
@@ -452,6 +461,10 @@ func (f *Facts) newCheck(text string) *check {
 				cl.unit, cl.weeks = unitWeeks, true
 			case reMoreUnit.MatchString(rest):
 				cl.unit = unitMore
+			case t.percent && reChanceWord.MatchString(text[max(0, t.start-30):min(len(text), t.end+30)]):
+				// "a 20% chance", "85% likely": the due date's chance,
+				// not a share of trials.
+				cl.unit = unitChance
 			case t.percent:
 				cl.unit = unitFraction | unitPercent | unitPlain
 			default:
@@ -494,7 +507,10 @@ func (f *Facts) newCheck(text string) *check {
 // of the data's lists: "3 stale blockers" is the length of
 // "staleBlockers".
 func (f *Facts) listAfter(rest string) string {
-	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, " ") {
+		return ""
+	}
+	rest = strings.TrimLeft(rest, " ")
 	for phrase := range f.lists {
 		singular := strings.TrimSuffix(phrase, "s")
 		if strings.HasPrefix(rest, phrase) || (strings.HasPrefix(rest, singular) && boundary(rest, 0, len(singular))) {
@@ -782,23 +798,32 @@ func (c *check) subjectScopes(subs []*subject) []scope {
 	return out
 }
 
-// nearestIssue is the issue mention of a clause nearest to pos, the
-// person's own first.
+// nearestIssue is the issue a person's claim is about: the nearest issue
+// mention before pos in the clause ("#53 Schema (elif): idle 4 days"),
+// else the nearest after it, the person's own first ("Tomorrow Bruno
+// finishes #432").
 func (c *check) nearestIssue(cl *clause, pos int, person *subject) *subject {
-	var best *subject
-	bestOwn, bestDist := false, math.MaxInt
+	var before, after *subject
+	afterOwn, afterDist := false, math.MaxInt
 	for _, i := range cl.mentions {
 		m := c.mentions[i]
 		if m.subj.kind != KindIssue {
 			continue
 		}
-		dist := min(abs(m.start-pos), abs(m.end-pos))
+		if m.end <= pos {
+			before = m.subj
+			continue
+		}
+		dist := m.start - pos
 		own := m.subj.owner == person
-		if (own && !bestOwn) || (own == bestOwn && dist < bestDist) {
-			best, bestOwn, bestDist = m.subj, own, dist
+		if (own && !afterOwn) || (own == afterOwn && dist < afterDist) {
+			after, afterOwn, afterDist = m.subj, own, dist
 		}
 	}
-	return best
+	if before != nil {
+		return before
+	}
+	return after
 }
 
 func abs(x int) int {
@@ -907,8 +932,10 @@ func (c *check) verify(cl claim) (Problem, bool) {
 	if cl.status.kind != statusNone || cl.late != nil {
 		ms := c.milestonesFor(cl, subs)
 		if len(ms) == 0 {
+			// "No milestone is at risk" with none to check holds; "all
+			// work is on track" with none to check says nothing true.
 			p.Reason = ReasonStatus
-			return p, false
+			return p, cl.status.negated && len(subs) == 0
 		}
 		for _, m := range ms {
 			var ok bool
@@ -1255,7 +1282,7 @@ func (v *values) groundsNumber(t token, unit units) bool {
 		}
 		if t.percent {
 			// 85% is a fraction's 0.853, or a percentage's 85.
-			if (u&unitFraction != 0 || (u&unitPlain != 0 && x <= 1)) && round(x*100) == want {
+			if (u&(unitFraction|unitChance) != 0 || (u&unitPlain != 0 && x <= 1)) && round(x*100) == want {
 				return true
 			}
 			if u&unitPercent == 0 {

@@ -56,7 +56,7 @@ func timeOf(key string) roles {
 // "slack" and "p50Days" are days, "hours" hours, "pDue" a fraction. A
 // number written with a unit ("4.5 working days", "11 h") matches only a
 // value of that unit.
-type units uint8
+type units uint16
 
 const (
 	unitDays units = 1 << iota
@@ -67,9 +67,11 @@ const (
 	unitMore
 	// unitPlain is a number of nothing in particular: a count.
 	unitPlain
-	// unitShift is a move in days ("p50Days"); unitPercent a percentage.
+	// unitShift is a move in days ("p50Days"); unitPercent a percentage;
+	// unitChance the chance of a due date.
 	unitShift
 	unitPercent
+	unitChance
 )
 
 func unitOf(key string) units {
@@ -88,7 +90,7 @@ func unitOf(key string) units {
 	case strings.Contains(k, "week"):
 		return unitWeeks
 	case k == "pdue" || k == "chance" || k == "probability":
-		return unitFraction
+		return unitFraction | unitChance
 	}
 	return unitPlain
 }
