@@ -32,6 +32,12 @@ import (
 //go:embed templates/*.html
 var templateFiles embed.FS
 
+// favicon is the tab icon; served here so that browsers do not ask the
+// server root for one and log the 404 as an error.
+//
+//go:embed static/favicon.svg
+var favicon []byte
+
 // Config is what the dashboard reads.
 type Config struct {
 	Pool     *store.Pool
@@ -86,6 +92,11 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Get("/", d.index)
+	r.Get("/favicon.svg", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		_, _ = w.Write(favicon)
+	})
 	r.Route("/{owner}/{repo}", func(r chi.Router) {
 		r.Get("/", d.page("board", d.board))
 		r.Get("/runway", d.page("runway", d.runway))
