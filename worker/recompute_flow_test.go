@@ -203,7 +203,7 @@ func TestRecomputeStoresFlowAndAging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dueDay := due.Truncate(24 * time.Hour).AddDate(0, 0, 28); !due.IsZero() && last.Before(dueDay) && len(fl.DoneBy.AtLeast80) < flow.MaxHorizonDays {
+	if dueDay := due.Truncate(24*time.Hour).AddDate(0, 0, 28); !due.IsZero() && last.Before(dueDay) && len(fl.DoneBy.AtLeast80) < flow.MaxHorizonDays {
 		t.Errorf("horizon ends %s, last due %s", fl.DoneBy.Last(), due)
 	}
 	// The forecast is the one Run gives: counting changes nothing.
