@@ -14,6 +14,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.51.2
 	github.com/tmc/langchaingo v0.1.14
 	golang.org/x/net v0.62.0
+	golang.org/x/oauth2 v0.35.0
 	riverqueue.com/riverui v0.22.0
 )
 
@@ -53,7 +54,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
