@@ -70,8 +70,8 @@ type Request struct {
 	// is only blanks, a reference to nothing) on an answer the schema
 	// accepted. Its error counts as an invalid answer: the router asks
 	// for one repair quoting it, as for a schema violation.
-	Check func(json.RawMessage) error
-	Functions  []Function
+	Check     func(json.RawMessage) error
+	Functions []Function
 	// MaxTokens caps the answer; 0 means DefaultMaxTokens.
 	MaxTokens int
 	// Temperature, when set, overrides the provider's default.

@@ -139,9 +139,9 @@ type Stats struct {
 	ModelRequests int      `json:"modelRequests"`
 	Models        []string `json:"models"`
 	PromptTokens  []int    `json:"promptTokens"`
-	ToolCalls     int     `json:"toolCalls"`
-	ModelMillis   float64 `json:"modelMs"`
-	TotalMillis   float64 `json:"totalMs"`
+	ToolCalls     int      `json:"toolCalls"`
+	ModelMillis   float64  `json:"modelMs"`
+	TotalMillis   float64  `json:"totalMs"`
 }
 
 // MaxPromptTokens is the largest prompt of the question.
