@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,6 +156,16 @@ func checkStandupSinks(p *problems, c Config) {
 	}
 }
 
+// publicHost is the host (no port) of the public URL, or "" when none is
+// configured.
+func publicHost(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil || publicURL == "" {
+		return ""
+	}
+	return u.Hostname()
+}
+
 // parseGiteaIssue reads "owner/repo#N".
 func parseGiteaIssue(s string) (string, int64, error) {
 	project, num, ok := strings.Cut(strings.TrimSpace(s), "#")
@@ -200,7 +211,7 @@ func standupSinks(c Config, gc standup.Commenter) worker.StandupSinks {
 	}
 	if s.Email.SMTPAddr != "" {
 		common = append(common, &standup.EmailSink{Addr: s.Email.SMTPAddr, Username: s.Email.Username,
-			Password: s.Email.Password.Reveal(), From: s.Email.From, To: s.Email.To})
+			Password: s.Email.Password.Reveal(), From: s.Email.From, To: s.Email.To, Host: publicHost(c.Server.PublicURL)})
 	}
 	issues := map[string]int64{}
 	for _, g := range s.GiteaIssues {
