@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
@@ -42,11 +43,26 @@ type Config struct {
 	// PMState, when set, serves GET /v1/pm-state.md (read scope).
 	PMState PMStateRenderer
 	Version string
-	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
+	// Dashboard, when set, is served at /dashboard/ to read-scope tokens
+	// and to people signed in with Gitea, each project to those who read
+	// it in Gitea.
 	Dashboard http.Handler
-	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
-	// it can retry and cancel jobs.
+	// RiverUI, when set, is served at /riverui/ to approve-scope tokens
+	// and to people with approve on every project: it can retry and
+	// cancel jobs.
 	RiverUI http.Handler
+	// SignIn, when set, serves "Sign in with Gitea" (/auth/…) for the
+	// dashboard and the River UI. Its sessions never reach /v1 or /mcp.
+	SignIn *signin.Service
+	// TokenLinks lets those pages take a token once as ?token= (then a
+	// cookie); otherwise they take a token only as a bearer header.
+	TokenLinks bool
+	// SecureCookies marks the token link's cookie Secure (an https
+	// public URL).
+	SecureCookies bool
+	// Projects are the configured projects ("owner/repo"), which a
+	// signed-in person may read or not.
+	Projects []string
 	// MetricsToken, when set, is the bearer token /metrics asks for;
 	// otherwise /metrics is open.
 	MetricsToken string
@@ -56,6 +72,9 @@ type Config struct {
 func NewRouter(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -81,7 +100,11 @@ func NewRouter(cfg Config) http.Handler {
 	// operator who cannot keep the port private sets a token that the
 	// scraper sends (Prometheus: authorization.credentials).
 	r.Method(http.MethodGet, "/metrics", requireMetricsToken(cfg.MetricsToken, metrics.Handler()))
-	browser := newAuthenticator(cfg.Tokens)
+	browser := &browserAuth{tokens: newAuthenticator(cfg.Tokens), signin: cfg.SignIn, tokenLinks: cfg.TokenLinks,
+		secure: cfg.SecureCookies, projects: cfg.Projects, log: cfg.Log}
+	if cfg.SignIn != nil {
+		cfg.SignIn.Mount(r)
+	}
 	if cfg.Dashboard != nil {
 		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
 			target := "/dashboard/"
@@ -90,10 +113,10 @@ func NewRouter(cfg Config) http.Handler {
 			}
 			http.Redirect(w, req, target, http.StatusFound)
 		})
-		r.With(browser.requireBrowserScope(tools.ScopeRead)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+		r.With(browser.dashboard("/dashboard")).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
 	}
 	if cfg.RiverUI != nil {
-		r.With(browser.requireBrowserScope(tools.ScopeApprove)).Mount("/riverui", cfg.RiverUI)
+		r.With(browser.riverUI).Mount("/riverui", cfg.RiverUI)
 	}
 	return r
 }

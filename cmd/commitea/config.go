@@ -524,7 +524,7 @@ func (c Config) ValidateFor(command string) error {
 		need = map[string]bool{"database.url": true, "gitea.url": true, "gitea.webhook_secret": true, "projects": true}
 	case "sync":
 		need = map[string]bool{"database.url": true, "gitea.url": true}
-	case "migrate", "usage", "standup":
+	case "migrate", "usage", "standup", "sessions":
 		need = map[string]bool{"database.url": true}
 	}
 	required := func(k string, set bool) bool {

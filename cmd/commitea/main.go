@@ -91,6 +91,7 @@ func (m *Main) commands() []command {
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},
+		{"sessions", "list or revoke the sessions of people signed in with Gitea", m.runSessions},
 		{"version", "print version and build information", m.runVersion},
 		{"help", "show help for commitea or one command", m.runHelp},
 	}
