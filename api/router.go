@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -57,15 +58,22 @@ type Config struct {
 	// TokenLinks lets those pages take a token once as ?token= (then a
 	// cookie); otherwise they take a token only as a bearer header.
 	TokenLinks bool
-	// SecureCookies marks the token link's cookie Secure (an https
-	// public URL).
-	SecureCookies bool
 	// Projects are the configured projects ("owner/repo"), which a
 	// signed-in person may read or not.
 	Projects []string
 	// MetricsToken, when set, is the bearer token /metrics asks for;
 	// otherwise /metrics is open.
 	MetricsToken string
+	// PublicURL is the origin people reach CommiTea at (server.public_url),
+	// or empty. When it is https, the dashboard cookie is Secure and
+	// responses carry Strict-Transport-Security, whatever the connection
+	// from a TLS-terminating proxy looks like.
+	PublicURL string
+}
+
+// secureOrigin reports whether people reach CommiTea over https.
+func (c Config) secureOrigin() bool {
+	return strings.HasPrefix(strings.ToLower(c.PublicURL), "https://")
 }
 
 // NewRouter builds the HTTP handler.
@@ -77,7 +85,7 @@ func NewRouter(cfg Config) http.Handler {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
+	r.Use(middleware.Recoverer, securityHeaders(cfg.secureOrigin()))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -101,9 +109,12 @@ func NewRouter(cfg Config) http.Handler {
 	// scraper sends (Prometheus: authorization.credentials).
 	r.Method(http.MethodGet, "/metrics", requireMetricsToken(cfg.MetricsToken, metrics.Handler()))
 	browser := &browserAuth{tokens: newAuthenticator(cfg.Tokens), signin: cfg.SignIn, tokenLinks: cfg.TokenLinks,
-		secure: cfg.SecureCookies, projects: cfg.Projects, log: cfg.Log}
+		secure: cfg.secureOrigin(), projects: cfg.Projects, log: cfg.Log}
 	if cfg.SignIn != nil {
-		cfg.SignIn.Mount(r)
+		r.Group(func(r chi.Router) {
+			r.Use(contentPolicy(signinPolicy))
+			cfg.SignIn.Mount(r)
+		})
 	}
 	if cfg.Dashboard != nil {
 		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
@@ -113,10 +124,10 @@ func NewRouter(cfg Config) http.Handler {
 			}
 			http.Redirect(w, req, target, http.StatusFound)
 		})
-		r.With(browser.dashboard("/dashboard")).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+		r.With(contentPolicy(dashboardPolicy), browser.dashboard("/dashboard")).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
 	}
 	if cfg.RiverUI != nil {
-		r.With(browser.riverUI).Mount("/riverui", cfg.RiverUI)
+		r.With(contentPolicy(riverUIPolicy), browser.riverUI).Mount("/riverui", cfg.RiverUI)
 	}
 	return r
 }

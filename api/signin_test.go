@@ -267,6 +267,10 @@ func TestSignInWithGitea(t *testing.T) {
 		t.Fatalf("signed out: %d %s", p.status, p.body)
 	}
 
+	if css := dev.get(s.srv.URL + signin.StylesheetPath); css.status != http.StatusOK || !strings.HasPrefix(css.header.Get("Content-Type"), "text/css") {
+		t.Fatalf("the sign-in pages' stylesheet without a session: %d", css.status)
+	}
+
 	// dev reads ceo/demo in Gitea: the board, not the River UI.
 	cb := s.signIn(dev, "dev", "/dashboard/ceo/demo/")
 	if got := location(s.srv.URL, cb); got != board {

@@ -4,8 +4,10 @@
 // calibration, the directive ledger and the latest standup. Pages are
 // server-rendered with html/template from the latest snapshot, which is
 // decoded once per version and kept, so a page costs two small queries; no
-// JavaScript and no front-end build. Authentication is the api package's
-// business: mount the handler behind a read-scope check.
+// JavaScript and no front-end build. Pages carry no inline style or script
+// (their stylesheet is served from /static/), so they work under the strict
+// Content-Security-Policy the api package sets. Authentication is the api
+// package's business: mount the handler behind a read-scope check.
 package dashboard
 
 import (
@@ -33,6 +35,13 @@ import (
 
 //go:embed templates/*.html
 var templateFiles embed.FS
+
+// stylesheet is the pages' one stylesheet, served from /static/ rather than
+// inlined: the Content-Security-Policy the api package sets allows only
+// styles and scripts CommiTea serves itself.
+//
+//go:embed static/dashboard.css
+var stylesheet []byte
 
 // Config is what the dashboard reads.
 type Config struct {
@@ -88,6 +97,11 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Get("/", d.index)
+	r.Get("/static/dashboard.css", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(stylesheet)
+	})
 	r.Route("/{owner}/{repo}", func(r chi.Router) {
 		r.Get("/", d.page("board", d.board))
 		r.Get("/runway", d.page("runway", d.runway))

@@ -5,15 +5,31 @@ import (
 	"net/http"
 )
 
+// StylesheetPath serves the sign-in pages' stylesheet. The pages carry no
+// inline style, so they work under a Content-Security-Policy that allows
+// only what CommiTea serves; it is served without a session, since the
+// pages are for people without one.
+const StylesheetPath = "/auth/signin.css"
+
+const stylesheet = `:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #212121; background: #fafafa; }
+body { margin: 0; }
+header { background: #3e2723; color: #fff; padding: 10px 20px; font-weight: 700; font-size: 18px; }
+main { padding: 16px 20px 40px; max-width: 40em; }
+a.button { display: inline-block; background: #4e342e; color: #fff; padding: 8px 16px; border-radius: 4px; text-decoration: none; }
+.note { color: #616161; font-size: 14px; }
+`
+
+func serveStylesheet(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write([]byte(stylesheet))
+}
+
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · CommiTea</title>
-<style>
-:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #212121; background: #fafafa; }
-body { margin: 0; } header { background: #3e2723; color: #fff; padding: 10px 20px; font-weight: 700; font-size: 18px; }
-main { padding: 16px 20px 40px; max-width: 40em; } a.button { display: inline-block; background: #4e342e; color: #fff; padding: 8px 16px; border-radius: 4px; text-decoration: none; }
-.note { color: #616161; font-size: 14px; }
-</style></head><body><header>CommiTea</header><main>
+<link rel="stylesheet" href="` + StylesheetPath + `">
+</head><body><header>CommiTea</header><main>
 <h1>{{.Title}}</h1><p>{{.Message}}</p>
 {{with .SignIn}}<p><a class="button" id="sign-in" href="{{.}}">Sign in with Gitea</a></p>{{end}}
 {{with .Note}}<p class="note">{{.}}</p>{{end}}

@@ -148,6 +148,7 @@ func (s *Service) Secure() bool { return s.secure }
 
 // Mount adds the sign-in routes to r.
 func (s *Service) Mount(r chi.Router) {
+	r.Get(StylesheetPath, serveStylesheet)
 	r.Get(LoginPath, s.login)
 	r.Get(CallbackPath, s.callback)
 	r.Post(LogoutPath, s.logout)

@@ -221,6 +221,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Dashboard:     board.Handler(),
 		RiverUI:       riverUI,
 		MetricsToken:  cfg.Server.MetricsToken.Reveal(),
+		PublicURL:     strings.TrimSuffix(cfg.Server.PublicURL, "/"),
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
@@ -228,7 +229,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		ingest.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
 	}
-	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)))
+	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)),
+		slog.String("dashboard", cfg.PublicBase(ln.Addr())+"/dashboard/"))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if started != nil {

@@ -65,6 +65,11 @@ type ServerConfig struct {
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	MetricsToken Secret `toml:"metrics_token"`
+	// PublicURL is the address people and Gitea reach CommiTea at, when it
+	// is not the listen address (a TLS-terminating proxy): an origin such
+	// as https://commitea.example.com. With https, cookies are Secure; the
+	// links CommiTea prints start with it.
+	PublicURL string `toml:"public_url"`
 }
 
 // LogConfig picks the slog handler.
@@ -415,6 +420,7 @@ func envBindings() []envBinding {
 			return nil
 		}},
 		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
+		{env: "COMMITEA_PUBLIC_URL", key: "server.public_url", apply: str(func(c *Config) *string { return &c.Server.PublicURL })},
 		{env: "COMMITEA_LOG_FORMAT", key: "log.format", apply: str(func(c *Config) *string { return &c.Log.Format })},
 		{env: "COMMITEA_LOG_LEVEL", key: "log.level", apply: str(func(c *Config) *string { return &c.Log.Level })},
 		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: duration(func(c *Config) *time.Duration { return &c.Reconcile.Interval })},
@@ -579,6 +585,12 @@ func (c Config) ValidateFor(command string) error {
 		e, k := key("server.metrics_token")
 		p.add(e, k, "must be at least %d characters when set, got %d", MinSecretLen, len(t))
 	}
+	if c.Server.PublicURL != "" {
+		if err := checkPublicURL(c.Server.PublicURL); err != nil {
+			e, k := key("server.public_url")
+			p.add(e, k, "%v", err)
+		}
+	}
 	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
 		e, k := key("log.format")
 		p.add(e, k, "must be text or json, got %q", c.Log.Format)
@@ -680,6 +692,41 @@ func checkHTTPURL(s string) error {
 		return errors.New("must be an absolute http(s) URL")
 	}
 	return nil
+}
+
+// checkPublicURL accepts an origin, with an optional trailing slash:
+// CommiTea serves its pages, cookies and redirects from the root of its
+// address, so a path (a proxy that strips a prefix) would break every link.
+func checkPublicURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return errors.New("must be an absolute http(s) URL such as https://commitea.example.com")
+	case u.User != nil:
+		return errors.New("must not carry a user or password")
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
+		return errors.New("must not have a query or fragment")
+	case u.Path != "" && u.Path != "/":
+		return fmt.Errorf("must be an origin without a path (CommiTea serves from the root of its address), got path %q", u.Path)
+	}
+	return nil
+}
+
+// PublicBase is where CommiTea is reached, without a trailing slash: the
+// configured public URL, else http:// and the listen address (a wildcard
+// host shown as 127.0.0.1). Call it on a validated Config.
+func (c Config) PublicBase(listen net.Addr) string {
+	if c.Server.PublicURL != "" {
+		return strings.TrimSuffix(c.Server.PublicURL, "/")
+	}
+	hostPort := c.Server.Addr
+	if listen != nil {
+		hostPort = listen.String()
+	}
+	if h, p, err := net.SplitHostPort(hostPort); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
+		hostPort = net.JoinHostPort("127.0.0.1", p)
+	}
+	return "http://" + hostPort
 }
 
 func checkDatabaseURL(s string) error {
@@ -1064,6 +1111,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("projects", c.Projects),
 		slog.String("addr", c.Server.Addr),
 		slog.String("metrics_token", isSet(c.Server.MetricsToken)),
+		slog.String("public_url", c.Server.PublicURL),
 		slog.Duration("reconcile_interval", c.Reconcile.Interval),
 		slog.Int("forecast_trials", c.Forecast.Trials),
 		slog.Int("tokens", len(c.Tokens)),
