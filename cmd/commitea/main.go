@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -242,6 +243,9 @@ func (r *Role) Set(s string) error {
 // serveOptions are serve's flags.
 type serveOptions struct {
 	Role Role
+	// Listener, when set, is the listener to serve on instead of
+	// server.addr: demo opens it first to know its address.
+	Listener net.Listener
 }
 
 func (m *Main) runServe(ctx context.Context, g globalOptions, args []string) error {
