@@ -16,6 +16,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/flow"
 	"github.com/commitea/commitea/worker/metrics"
 )
 
@@ -31,6 +32,9 @@ type Forecaster struct {
 	DefaultCalendar  scheduler.Calendar
 	People           []scheduler.Person
 	Calibration      scheduler.CalibrationOptions
+	// Flow tunes the flow figures; a nil Location means the default
+	// calendar's time zone.
+	Flow flow.Options
 	// Jobs, when set, enqueues a backtest of the project's history whenever
 	// its finished work changed since the last one.
 	Jobs JobInserter
@@ -53,6 +57,9 @@ type SnapshotData struct {
 	// Backtest is the latest backtest of the project's own history, absent
 	// until one ran.
 	Backtest *BacktestSummary `json:"backtest,omitempty"`
+	// Flow is the flow metrics and "how many by when"; snapshots older than
+	// this field lack it.
+	Flow *flow.Figures `json:"flow,omitempty"`
 }
 
 // BacktestSummary is how often the project's past forecasts came true.
@@ -101,12 +108,17 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), now)
 	cal := scheduler.Calibrate(model.samples, f.Calibration)
 	model.input.Calibration = cal
-	fc, err := scheduler.Run(model.input, f.forecastOptions(projectID))
+	flowOpts := f.flowOptions()
+	fm := flow.Metrics(model.history, model.statuses, now, flowOpts)
+	scheduler.MarkAging(model.statuses, fm)
+	opts, horizon := f.forecastOptions(projectID), flow.Horizon(model.input, flowOpts)
+	fc, doneBy, err := scheduler.RunDoneBy(model.input, opts, horizon)
 	if err != nil {
 		return fmt.Errorf("forecast %s: %w", project.FullName(), err)
 	}
+	figures := flow.Assemble(fm, doneBy, horizon, opts.Trials, opts.Seed)
 
-	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc}
+	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc, Flow: &figures}
 	data.Counts = countMirror(mirror)
 	data.Counts.Samples = len(model.samples)
 	done := doneHash(mirror, model.statuses)
@@ -163,6 +175,15 @@ func (f *Forecaster) forecastOptions(projectID int64) scheduler.Options {
 		z = 1
 	}
 	return scheduler.Options{Trials: f.Trials, Seed: z}
+}
+
+// flowOptions fills in the project's time zone: the default calendar's.
+func (f *Forecaster) flowOptions() flow.Options {
+	o := f.Flow
+	if o.Location == nil {
+		o.Location = f.DefaultCalendar.Location
+	}
+	return o
 }
 
 func countMirror(m store.Mirror) Counts {

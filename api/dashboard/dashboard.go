@@ -43,6 +43,12 @@ var templateFiles embed.FS
 //go:embed static/dashboard.css
 var stylesheet []byte
 
+// favicon is the tab icon; served here so that browsers do not ask the
+// server root for one and log the 404 as an error.
+//
+//go:embed static/favicon.svg
+var favicon []byte
+
 // Config is what the dashboard reads.
 type Config struct {
 	Pool     *store.Pool
@@ -101,6 +107,11 @@ func (d *Dashboard) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(stylesheet)
+	})
+	r.Get("/static/favicon.svg", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		_, _ = w.Write(favicon)
 	})
 	r.Route("/{owner}/{repo}", func(r chi.Router) {
 		r.Get("/", d.page("board", d.board))

@@ -19,6 +19,7 @@ import (
 	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/flow"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
@@ -388,5 +389,6 @@ func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, 
 		StaleWorkingDays: cfg.Lifecycle.StaleWorkingDays,
 		DefaultCalendar:  def,
 		People:           people,
+		Flow:             flow.Options{WindowDays: cfg.Flow.WindowDays, SLEPercentile: cfg.Flow.SLEPercentile, Location: def.Location},
 	}, nil
 }

@@ -35,6 +35,7 @@ type Config struct {
 	Retention RetentionConfig `toml:"retention"`
 	Forecast  ForecastConfig  `toml:"forecast"`
 	Lifecycle LifecycleConfig `toml:"lifecycle"`
+	Flow      FlowConfig      `toml:"flow"`
 	// Calendar is the working calendar of everyone not listed in People.
 	Calendar CalendarConfig `toml:"calendar"`
 	// People overrides the calendar per Gitea login; fields left out are
@@ -137,6 +138,16 @@ type LifecycleConfig struct {
 	StaleWorkingDays int `toml:"stale_working_days"`
 }
 
+// FlowConfig tunes the flow metrics (cycle time, throughput, the service
+// level expectation and the aging flag).
+type FlowConfig struct {
+	// WindowDays is how many calendar days back the flow metrics look.
+	WindowDays int `toml:"window_days"`
+	// SLEPercentile is the share of finished work, in percent, whose cycle
+	// time sets the service level expectation; older open work is aging.
+	SLEPercentile int `toml:"sle_percentile"`
+}
+
 // CalendarConfig is one working calendar as written in the file. In People
 // entries, zero fields mean "as in the default calendar".
 type CalendarConfig struct {
@@ -235,6 +246,9 @@ const (
 	DefaultForecastTrials    = 2000
 	MaxForecastTrials        = 100000
 	DefaultStaleWorkingDays  = 3
+	DefaultFlowWindowDays    = 90
+	MaxFlowWindowDays        = 730
+	DefaultSLEPercentile     = 85
 	DefaultHoursPerDay       = 6
 	DefaultStandupTime       = "09:00"
 	DefaultDailyRequests     = 2000
@@ -270,6 +284,7 @@ func DefaultConfig() Config {
 		Retention: RetentionConfig{Deliveries: DefaultDeliveryRetention, Conversations: DefaultConversationRetention},
 		Forecast:  ForecastConfig{Trials: DefaultForecastTrials},
 		Lifecycle: LifecycleConfig{StaleWorkingDays: DefaultStaleWorkingDays},
+		Flow:      FlowConfig{WindowDays: DefaultFlowWindowDays, SLEPercentile: DefaultSLEPercentile},
 		Calendar: CalendarConfig{
 			HoursPerDay: DefaultHoursPerDay,
 			WorkingDays: []string{"mon", "tue", "wed", "thu", "fri"},
@@ -480,6 +495,8 @@ func envBindings() []envBinding {
 		{env: "COMMITEA_RETENTION_CONVERSATIONS", key: "retention.conversations", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Conversations })},
 		{env: "COMMITEA_FORECAST_TRIALS", key: "forecast.trials", apply: integer(func(c *Config) *int { return &c.Forecast.Trials })},
 		{env: "COMMITEA_STALE_WORKING_DAYS", key: "lifecycle.stale_working_days", apply: integer(func(c *Config) *int { return &c.Lifecycle.StaleWorkingDays })},
+		{env: "COMMITEA_FLOW_WINDOW_DAYS", key: "flow.window_days", apply: integer(func(c *Config) *int { return &c.Flow.WindowDays })},
+		{env: "COMMITEA_FLOW_SLE_PERCENTILE", key: "flow.sle_percentile", apply: integer(func(c *Config) *int { return &c.Flow.SLEPercentile })},
 		{env: "COMMITEA_CALENDAR_HOURS_PER_DAY", key: "calendar.hours_per_day", apply: float(func(c *Config) *float64 { return &c.Calendar.HoursPerDay })},
 		{env: "COMMITEA_CALENDAR_WORKING_DAYS", key: "calendar.working_days", apply: list(func(c *Config) *[]string { return &c.Calendar.WorkingDays })},
 		{env: "COMMITEA_CALENDAR_TIME_ZONE", key: "calendar.time_zone", apply: str(func(c *Config) *string { return &c.Calendar.TimeZone })},
@@ -671,6 +688,14 @@ func (c Config) ValidateFor(command string) error {
 	if c.Lifecycle.StaleWorkingDays < 1 || c.Lifecycle.StaleWorkingDays > 365 {
 		e, k := key("lifecycle.stale_working_days")
 		p.add(e, k, "must be between 1 and 365, got %d", c.Lifecycle.StaleWorkingDays)
+	}
+	if c.Flow.WindowDays < 7 || c.Flow.WindowDays > MaxFlowWindowDays {
+		e, k := key("flow.window_days")
+		p.add(e, k, "must be between 7 and %d, got %d", MaxFlowWindowDays, c.Flow.WindowDays)
+	}
+	if c.Flow.SLEPercentile < 50 || c.Flow.SLEPercentile > 99 {
+		e, k := key("flow.sle_percentile")
+		p.add(e, k, "must be between 50 and 99, got %d", c.Flow.SLEPercentile)
 	}
 
 	checkCalendar(&p, "calendar", c.Calendar, true)
