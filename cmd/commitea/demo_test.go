@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"maps"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
