@@ -106,7 +106,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if err != nil {
 		return err
 	}
-	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger}
+	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger, Now: m.now}
 	engine, err := m.newRecomputer(cfg, pool)
 	if err != nil {
 		return err
@@ -114,9 +114,9 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations, Log: m.logger})
+	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations, Log: m.logger, Now: m.now})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now})
 	// One model router for the tools and the standups: one budget, one
 	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
 	languageModels, err := m.modelRouter(cfg, pool)
@@ -187,7 +187,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if len(cfg.Tokens) == 0 {
 		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
-	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard"})
+	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard", Now: m.now})
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		return fmt.Errorf("start river ui: %w", err)
 	}
 	toolService := tools.NewService(pool, projects, m.logger)
-	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
+	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs, Now: m.now}
 	toolService.Models = languageModels
 	registry := m.withReginald(cfg, pool, toolService, languageModels)
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
@@ -225,10 +225,12 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		PublicURL:     strings.TrimSuffix(cfg.Server.PublicURL, "/"),
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", cfg.Server.Addr)
-	if err != nil {
-		ingest.Close()
-		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+	ln := opts.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Server.Addr); err != nil {
+			ingest.Close()
+			return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+		}
 	}
 	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)),
 		slog.String("dashboard", cfg.PublicBase(ln.Addr())+"/dashboard/"))
@@ -348,6 +350,7 @@ func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, 
 	return &worker.Forecaster{
 		Pool:             pool,
 		Log:              m.logger,
+		Now:              m.now,
 		Trials:           cfg.Forecast.Trials,
 		StaleWorkingDays: cfg.Lifecycle.StaleWorkingDays,
 		DefaultCalendar:  def,

@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	// Embedded zone data: calendars name IANA zones and the container image
 	// has no /usr/share/zoneinfo.
@@ -54,6 +56,17 @@ type Main struct {
 	// commands have nothing to log.
 	logger  *slog.Logger
 	closers []func() error
+	// clock is the process's notion of now, handed to every part that
+	// reads the time; nil is the wall clock. demo --date pins it.
+	clock func() time.Time
+}
+
+// now is the process clock.
+func (m *Main) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
 }
 
 // command is one subcommand. run parses its own flags from args.
@@ -241,6 +254,9 @@ func (r *Role) Set(s string) error {
 // serveOptions are serve's flags.
 type serveOptions struct {
 	Role Role
+	// Listener, when set, is where the API serves instead of listening on
+	// server.addr (demo binds its address before touching the database).
+	Listener net.Listener
 }
 
 func (m *Main) runServe(ctx context.Context, g globalOptions, args []string) error {
