@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
@@ -103,9 +104,19 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	}
 	defer forge.Close()
 
+	// Sign-in needs CommiTea's address before it starts; --addr
+	// 127.0.0.1:0 picked it with the listener, above.
+	if cfg.Server.PublicURL == "" {
+		cfg.Server.PublicURL = cfg.PublicBase(ln.Addr())
+	}
+	password := randomSecret()[:12]
+	clientID, clientSecret := demoAccounts(forge, team, password, cfg.PublicBase(ln.Addr()))
+
 	token := randomSecret()
 	cfg.Database.URL = Secret(dbURL)
-	cfg.Gitea = GiteaConfig{URL: forge.URL, Token: Secret(forge.Token()), WebhookSecret: Secret(secret)}
+	cfg.Gitea = GiteaConfig{URL: forge.URL, Token: Secret(forge.Token()), WebhookSecret: Secret(secret),
+		OAuthClientID: clientID, OAuthClientSecret: Secret(clientSecret)}
+	cfg.Dashboard.TokenLinks = true // the banner's first link carries the token
 	cfg.Projects = []string{forge.Repo()}
 	cfg.Server.Addr = ln.Addr().String()
 	cfg.Tokens = []TokenConfig{{Name: "demo", Scopes: []string{ScopeRead, ScopeWrite, ScopeApprove}, Secret: Secret(token)}}
@@ -146,6 +157,7 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			printDemoBanner(m.Stdout, demoBanner{
 				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database, DatabaseURL: dbURL,
 				Forge: forge.URL, ForgeToken: forge.Token(), Issue: issues[0], ForgeIssue: issues[1],
+				Password: password, Member: team[0].Login,
 				Seed: opts.Seed, Clock: origin, Took: time.Since(begin),
 			})
 		}()
@@ -171,6 +183,28 @@ func demoOrigin(date string, now time.Time) (time.Time, error) {
 // origin: nothing else goes into it, so equal arguments give equal data.
 func demoProject(seed uint64, origin time.Time, team []giteafake.Person) *giteafake.Project {
 	return &giteafake.Project{Seed: seed, Team: team, Now: origin}
+}
+
+// demoGuest is the demo forge's user without access to the project.
+const demoGuest = "guest"
+
+// demoAccounts makes the demo forge's project private and gives its people
+// something to sign in as: ceo (the project manager, a site admin: approve,
+// so the River UI too), the team (write collaborators), and a guest who
+// cannot read the project (signed in, they see nothing of it). Everyone
+// shares password. It registers CommiTea as an OAuth2 application whose
+// redirect URI is base's callback, and returns its client id and secret.
+func demoAccounts(forge *giteafake.Server, team []giteafake.Person, password, base string) (clientID, clientSecret string) {
+	forge.SetPrivate(true)
+	forge.AddUser(demoGuest)
+	logins := []string{"ceo", demoGuest}
+	for _, p := range team {
+		logins = append(logins, p.Login)
+	}
+	for _, l := range logins {
+		forge.SetPassword(l, password)
+	}
+	return forge.RegisterOAuthApp("CommiTea demo", []string{base + signin.CallbackPath}, true)
 }
 
 // demoStandup produces today's standup of record, as the daily job would at
@@ -376,9 +410,12 @@ type demoBanner struct {
 	Forge, ForgeToken                           string
 	// Issue is apply_changes' example, ForgeIssue the forge curl's.
 	Issue, ForgeIssue int64
-	Seed              uint64
-	Clock             time.Time
-	Took              time.Duration
+	// Password is the demo forge's password of ceo, Member (someone of
+	// the team) and the guest, for "Sign in with Gitea".
+	Password, Member string
+	Seed             uint64
+	Clock            time.Time
+	Took             time.Duration
 }
 
 // printDemoBanner tells the newcomer what is running and how to use it:
@@ -401,6 +438,9 @@ Dashboard (token in the link once; a cookie keeps it):
   %s/dashboard/?token=%s
 River UI (jobs; needs the approve scope):
   %s/riverui/?token=%s
+Or sign in with Gitea (the forge's login page; password %s for each):
+  %s/dashboard/  as ceo (admin: everything, River UI too), %s (the team: the dashboard)
+  or %s (no access: sees nothing of the project)
 Metrics:
   curl -s %s/metrics | grep ^commitea_
 
@@ -440,7 +480,7 @@ MCP client configuration (e.g. .mcp.json):
 Press Ctrl-C to stop.
 `, b.Took.Round(100*time.Millisecond), b.Project, b.Seed, b.Clock.Format("2006-01-02 15:04"), b.Clock.Format(time.DateOnly),
 		b.Forge, b.ForgeToken, b.Database,
-		base, token, base, token, base, token,
+		base, token, base, token, b.Password, base, b.Member, demoGuest, base, token,
 		base, token, shellDatabaseURL(b.DatabaseURL),
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),

@@ -104,6 +104,7 @@ func (m *Main) commands() []command {
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},
+		{"sessions", "list or revoke the sessions of people signed in with Gitea", m.runSessions},
 		{"version", "print version and build information", m.runVersion},
 		{"help", "show help for commitea or one command", m.runHelp},
 	}
@@ -254,8 +255,9 @@ func (r *Role) Set(s string) error {
 // serveOptions are serve's flags.
 type serveOptions struct {
 	Role Role
-	// Listener, when set, is where the API serves instead of listening on
-	// server.addr (demo binds its address before touching the database).
+	// Listener, when set, is the listener to serve on instead of
+	// server.addr: demo opens it first, to know its address and to bind it
+	// before it touches the database.
 	Listener net.Listener
 }
 

@@ -42,6 +42,12 @@ type Snapshot struct {
 	Forecast scheduler.Forecast
 	// Capacity is the runway's per-person capacity and load (optional).
 	Capacity []scheduler.RunwayCapacity
+	// SLE, FlowWindowDays and Age are the snapshot's flow figures: the
+	// service level expectation and the age of work in progress, oldest
+	// first (optional).
+	SLE            scheduler.SLE
+	FlowWindowDays int
+	Age            []scheduler.WorkItemAge
 }
 
 // Issue is what a standup needs of a mirrored issue besides its status.
@@ -75,6 +81,7 @@ type Report struct {
 	Drift           []Drift           `json:"drift"`
 	Plan            []PersonPlan      `json:"plan"`
 	StaleBlockers   []StaleBlocker    `json:"staleBlockers"`
+	Aging           Aging             `json:"aging"`
 	Baseline        Baseline          `json:"baseline"`
 }
 
@@ -139,8 +146,10 @@ type PersonPlan struct {
 	// HoursPerWeek, LoadWeeks and FreeFrom are the runway's capacity of
 	// the person: focused hours a week, scheduled work in weeks of them,
 	// and the median date they run out of work. Zero when unknown.
+	// LoadWeeks is written even when zero: the template says "0 weeks of
+	// work" of a person with capacity, and prose may repeat it.
 	HoursPerWeek float64 `json:"hoursPerWeek,omitempty"`
-	LoadWeeks    float64 `json:"loadWeeks,omitempty"`
+	LoadWeeks    float64 `json:"loadWeeks"`
 	FreeFrom     string  `json:"freeFrom,omitempty"`
 	Done         []Item  `json:"done,omitempty"`
 	Now          []Item  `json:"now,omitempty"`
@@ -262,6 +271,7 @@ func Build(in Input) Report {
 	r.AtRisk = atRisk(in, date, issues)
 	r.Plan = plans(in, date, status, issues, fc, r.AtRisk)
 	r.StaleBlockers = staleBlockers(in, status, issues)
+	r.Aging = agingWork(in, issues)
 	return r
 }
 

@@ -98,7 +98,7 @@ func TestPlanFlagsCriticalChainWork(t *testing.T) {
 			t.Errorf("template lacks %q:\n%s", want, text)
 		}
 	}
-	facts, err := Facts(r, time.UTC)
+	facts, err := Facts(r, Known{}, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSectionsNameEverySubject(t *testing.T) {
 	for _, s := range r.Sections() {
 		keys = append(keys, s.Key)
 	}
-	if !slices.Equal(keys, []string{SectionAtRisk, SectionDrift, SectionPlan, SectionStaleBlockers}) {
+	if !slices.Equal(keys, []string{SectionAtRisk, SectionDrift, SectionPlan, SectionStaleBlockers, SectionAging}) {
 		t.Errorf("sections = %v", keys)
 	}
 	var mentions []string
