@@ -192,6 +192,16 @@ func TestDemo(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "No project here is yours") || !strings.Contains(string(body), ">guest<") {
 		t.Fatalf("guest after signing in: %d %s %.400s", resp.StatusCode, resp.Request.URL, body)
 	}
+	for path, want := range map[string]int{"/dashboard/acme/teapot/": http.StatusNotFound, "/riverui/": http.StatusForbidden} {
+		resp, err := person.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("guest: %s answers %d, want %d", path, resp.StatusCode, want)
+		}
+	}
 
 	// The printed query_project curl answers from the snapshot.
 	_ = find(`(curl -s .*query_project -d '\{"view":"runway"\}')`)
