@@ -53,6 +53,10 @@ type SnapshotData struct {
 	// Backtest is the latest backtest of the project's own history, absent
 	// until one ran.
 	Backtest *BacktestSummary `json:"backtest,omitempty"`
+	// Plan is the plan the forecast was computed on: its hour (the
+	// forecast's Now) and who picks up unassigned work in that hour.
+	// Snapshots older than plans lack it.
+	Plan Plan `json:"plan"`
 }
 
 // BacktestSummary is how often the project's past forecasts came true.
@@ -79,7 +83,9 @@ func (f *Forecaster) now() time.Time {
 	return time.Now()
 }
 
-// Recompute builds and stores a fresh snapshot of one project.
+// Recompute builds and stores a fresh snapshot of one project: one on
+// each plan recomputePlans names (two when changes quoted on a plan whose
+// hour has passed come in), in one transaction.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
 	var backtest *store.Backtest
@@ -96,35 +102,47 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		return err
 	}
 	project, mirror, counter := st.project, st.mirror, st.counter
-
-	now := f.now().UTC()
-	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), now)
-	cal := scheduler.Calibrate(model.samples, f.Calibration)
-	model.input.Calibration = cal
-	fc, err := scheduler.Run(model.input, f.forecastOptions(projectID))
+	latest, err := st.latestPlan()
 	if err != nil {
-		return fmt.Errorf("forecast %s: %w", project.FullName(), err)
+		return fmt.Errorf("plan of %s: %w", project.FullName(), err)
 	}
 
-	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc}
-	data.Counts = countMirror(mirror)
-	data.Counts.Samples = len(model.samples)
-	done := doneHash(mirror, model.statuses)
+	now := f.now().UTC()
+	changed := st.head != nil && st.head.ChangeCounter != counter
+	var runs []planned
+	for _, plan := range recomputePlans(latest, st.heldPlan, changed, now) {
+		run, err := f.forecast(st, plan, now)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+	}
+	cur := runs[len(runs)-1]
+	done := doneHash(mirror, cur.model.statuses)
+	var summary *BacktestSummary
 	if backtest != nil {
 		sum := BacktestSummary{ComputedAt: backtest.ComputedAt, Current: backtest.DoneHash == done}
 		if err := json.Unmarshal(backtest.Result, &sum.BacktestResult); err != nil {
 			return fmt.Errorf("decode backtest of %s: %w", project.FullName(), err)
 		}
-		data.Backtest = &sum
+		summary = &sum
 	}
 	needBacktest := f.Jobs != nil && (backtest == nil || backtest.DoneHash != done)
-	data.Focus, data.Runway = focusAndRunway(model.input, fc, now)
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("encode snapshot: %w", err)
+	snaps := make([]store.Snapshot, len(runs))
+	for k, run := range runs {
+		data := SnapshotData{ComputedAt: now, Statuses: run.model.statuses, Calibration: run.model.input.Calibration,
+			Forecast: run.forecast, Plan: run.plan, Backtest: summary}
+		data.Counts = countMirror(mirror)
+		data.Counts.Samples = len(run.model.samples)
+		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("encode snapshot: %w", err)
+		}
+		snaps[k] = store.Snapshot{ProjectID: projectID, InputsHash: inputsHash(run.model), ChangeCounter: counter,
+			Duration: time.Since(start), Data: raw}
 	}
-	states, ts := model.states, model.transitions
-	hash := inputsHash(model)
+	states, ts := cur.model.states, cur.model.transitions
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
 			return err
@@ -134,18 +152,22 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 				return fmt.Errorf("enqueue backtest: %w", err)
 			}
 		}
-		_, err := store.PutSnapshot(ctx, tx, store.Snapshot{
-			ProjectID: projectID, InputsHash: hash, ChangeCounter: counter,
-			Duration: time.Since(start), Data: raw,
-		})
-		return err
+		for _, snap := range snaps {
+			if _, err := store.PutSnapshot(ctx, tx, snap); err != nil {
+				return err
+			}
+		}
+		if st.hold != nil {
+			return store.ReleasePlanHold(ctx, tx, projectID, counter)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
 	}
 	metrics.Recomputed(project.FullName(), time.Since(start))
-	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
-		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
+	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()), slog.Int("snapshots", len(snaps)),
+		slog.Int("open", countMirror(mirror).Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil
 }
 
