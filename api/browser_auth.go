@@ -24,8 +24,10 @@ func browserSecret(r *http.Request) string {
 // requireBrowserScope guards pages people open in a browser (the dashboard,
 // the River UI): the token may come as a bearer header, the cookie, or once
 // as ?token=, which sets the HttpOnly cookie and redirects to the same page
-// without the secret in its address bar and history.
-func (a *authenticator) requireBrowserScope(scope string) func(http.Handler) http.Handler {
+// without the secret in its address bar and history. The cookie is Secure
+// when secure is set (the public URL is https) or the request came over
+// TLS: behind a TLS-terminating proxy the server itself never sees TLS.
+func (a *authenticator) requireBrowserScope(scope string, secure bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			secret := browserSecret(r)
@@ -41,7 +43,7 @@ func (a *authenticator) requireBrowserScope(scope string) func(http.Handler) htt
 				return
 			}
 			if r.URL.Query().Has("token") {
-				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure || r.TLS != nil})
 				q := r.URL.Query()
 				q.Del("token")
 				http.Redirect(w, r, (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String(), http.StatusSeeOther)

@@ -52,16 +52,20 @@ type errorDetail struct {
 
 // writeError is the one place an error becomes a response.
 func writeError(w http.ResponseWriter, code, message, field string) {
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message, Field: field}})
+	writeJSON(w, statusFor(code), errorBody{Error: errorDetail{Code: code, Message: message, Field: field}})
 }
 
-// writeToolError writes a tool failure through the same table.
+// writeToolError writes a tool failure through the same table, with
+// every field the tool set (a NEEDS_APPROVAL preview too).
 func writeToolError(w http.ResponseWriter, e *tools.Error) {
-	writeError(w, e.Code, e.Message, e.Field)
+	writeJSON(w, statusFor(e.Code), tools.Failure{Error: e})
+}
+
+func statusFor(code string) int {
+	if status, ok := statusOf[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

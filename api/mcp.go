@@ -13,10 +13,19 @@ import (
 
 // The MCP adapter serves the same declared tools over MCP's streamable
 // HTTP transport: /mcp has all of them, /mcp/readonly only the read-only
-// ones. Answers carry the same envelope as structured content (and as JSON
-// text for clients that read only text); failures carry {"error": ...}
-// with isError set. Sessions are stateless, so any API replica can answer
-// any request.
+// ones. Sessions are stateless, so any API replica can answer any request.
+//
+// The wire form of an answer follows the specification's tools page: a
+// success carries the envelope as structuredContent, which conforms to
+// the tool's outputSchema, and the same JSON as text content for clients
+// that read only text. A failure is a tool execution error: isError set,
+// the error envelope {"error": {code, message, field?, preview?}} as JSON
+// text content, and no structuredContent. The output schema describes
+// successful results only, and the official TypeScript SDK validates any
+// structuredContent it receives against it even when isError is set, so
+// a failure sent as structured content reaches its caller as an unrelated
+// schema exception instead of the error (api/testdata/mcpclient pins the
+// SDK and the tests assert this wire form itself).
 
 // mcpHandler builds one MCP endpoint over the tools that keep returns true
 // for.
@@ -62,21 +71,25 @@ func mcpToolHandler(run ToolRunner, name string) mcp.ToolHandler {
 		}
 		env, terr := run.Call(ctx, c, name, args)
 		if terr != nil {
-			return mcpResult(tools.Failure{Error: terr}, true), nil
+			return mcpFailure(terr), nil
 		}
-		return mcpResult(env, false), nil
+		text, err := json.Marshal(env)
+		if err != nil {
+			return mcpFailure(tools.Errorf(tools.CodeInternal, "", "could not encode the answer of %s", name)), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			StructuredContent: json.RawMessage(text),
+		}, nil
 	}
 }
 
-func mcpResult(v any, isError bool) *mcp.CallToolResult {
-	text, err := json.Marshal(v)
+// mcpFailure is a tool execution error: the envelope as text, isError,
+// no structured content.
+func mcpFailure(e *tools.Error) *mcp.CallToolResult {
+	text, err := json.Marshal(tools.Failure{Error: e})
 	if err != nil {
-		text = []byte(`{"error":{"code":"INTERNAL","message":"could not encode the answer"}}`)
-		isError = true
+		text = []byte(`{"error":{"code":"INTERNAL","message":"could not encode the error"}}`)
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
-		StructuredContent: json.RawMessage(text),
-		IsError:           isError,
-	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, IsError: true}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -50,6 +51,16 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics asks for;
 	// otherwise /metrics is open.
 	MetricsToken string
+	// PublicURL is the origin people reach CommiTea at (server.public_url),
+	// or empty. When it is https, the dashboard cookie is Secure and
+	// responses carry Strict-Transport-Security, whatever the connection
+	// from a TLS-terminating proxy looks like.
+	PublicURL string
+}
+
+// secureOrigin reports whether people reach CommiTea over https.
+func (c Config) secureOrigin() bool {
+	return strings.HasPrefix(strings.ToLower(c.PublicURL), "https://")
 }
 
 // NewRouter builds the HTTP handler.
@@ -58,7 +69,7 @@ func NewRouter(cfg Config) http.Handler {
 		cfg.MaxBodyBytes = 10 << 20
 	}
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
+	r.Use(middleware.Recoverer, securityHeaders(cfg.secureOrigin()))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -90,10 +101,12 @@ func NewRouter(cfg Config) http.Handler {
 			}
 			http.Redirect(w, req, target, http.StatusFound)
 		})
-		r.With(browser.requireBrowserScope(tools.ScopeRead)).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+		r.With(contentPolicy(dashboardPolicy), browser.requireBrowserScope(tools.ScopeRead, cfg.secureOrigin())).
+			Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
 	}
 	if cfg.RiverUI != nil {
-		r.With(browser.requireBrowserScope(tools.ScopeApprove)).Mount("/riverui", cfg.RiverUI)
+		r.With(contentPolicy(riverUIPolicy), browser.requireBrowserScope(tools.ScopeApprove, cfg.secureOrigin())).
+			Mount("/riverui", cfg.RiverUI)
 	}
 	return r
 }

@@ -106,6 +106,7 @@ type outcome struct {
 	status      int // HTTP only
 	code, field string
 	message     string
+	preview     string // NEEDS_APPROVAL
 	data        any
 	instruction string
 	safety      string
@@ -155,7 +156,7 @@ func decodeOutcome(t *testing.T, body []byte) outcome {
 		t.Fatalf("answer is not JSON: %v\n%s", err, body)
 	}
 	if v.Error != nil {
-		return outcome{code: v.Error.Code, field: v.Error.Field, message: v.Error.Message}
+		return outcome{code: v.Error.Code, field: v.Error.Field, message: v.Error.Message, preview: v.Error.Preview}
 	}
 	if v.Instruction == "" || v.Data == nil {
 		t.Fatalf("envelope lacks data or instruction: %s", body)
@@ -184,22 +185,49 @@ func (m *mcpTransport) call(t *testing.T, secret, tool, input string) outcome {
 	if err != nil {
 		t.Fatalf("mcp call %s: %v", tool, err)
 	}
+	// The text content carries the envelope, the error envelope included.
+	if len(res.Content) != 1 {
+		t.Fatalf("content = %d items", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || !json.Valid([]byte(tc.Text)) {
+		t.Fatalf("content is not JSON text: %#v", res.Content[0])
+	}
+	o := decodeOutcome(t, []byte(tc.Text))
+	if res.IsError != (o.code != "") {
+		t.Fatalf("isError %v with text %s", res.IsError, tc.Text)
+	}
+	// A success is also structured content; a failure never is (it would
+	// not match the output schema).
+	if res.IsError {
+		if res.StructuredContent != nil {
+			t.Fatalf("an error result carries structured content %v", res.StructuredContent)
+		}
+		return o
+	}
 	raw, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := decodeOutcome(t, raw)
-	if res.IsError != (o.code != "") {
-		t.Fatalf("isError %v with structured content %s", res.IsError, raw)
-	}
-	// The text content carries the same envelope for text-only clients.
-	if len(res.Content) != 1 {
-		t.Fatalf("content = %d items", len(res.Content))
-	}
-	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !json.Valid([]byte(tc.Text)) {
-		t.Fatalf("content is not JSON text: %#v", res.Content[0])
+	if !jsonEqual(t, raw, []byte(tc.Text)) {
+		t.Fatalf("structured content %s differs from the text %s", raw, tc.Text)
 	}
 	return o
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, b)
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
 }
 
 // bearerTransport adds the bearer token to every MCP request.
@@ -310,6 +338,20 @@ type toolCase struct {
 	check  func(t *testing.T, o outcome)
 }
 
+func caseSecret(c toolCase) string {
+	if c.secret == "" {
+		return readerSecret
+	}
+	return c.secret
+}
+
+func caseTool(c toolCase) string {
+	if c.tool == "" {
+		return "query_project"
+	}
+	return c.tool
+}
+
 func runCases(t *testing.T, s toolStack, cases []toolCase) {
 	t.Helper()
 	overMCP := &mcpTransport{s: s, sessions: map[string]*mcp.ClientSession{}}
@@ -318,18 +360,21 @@ func runCases(t *testing.T, s toolStack, cases []toolCase) {
 			_ = cs.Close()
 		}
 	}()
-	for _, tr := range []transport{httpTransport{s}, overMCP} {
-		for _, c := range cases {
+	// The TypeScript SDK makes every call in one run of its driver, in
+	// the same order, after the other two transports.
+	overTS := &tsTransport{s: s}
+	for _, tr := range []transport{httpTransport{s}, overMCP, overTS} {
+		if tr == overTS {
+			overTS.prepare(t, cases)
+		}
+		for i, c := range cases {
 			t.Run(tr.name()+"/"+c.name, func(t *testing.T) {
-				secret := c.secret
-				if secret == "" {
-					secret = readerSecret
+				var o outcome
+				if tr == overTS {
+					o = overTS.outcome(t, i)
+				} else {
+					o = tr.call(t, caseSecret(c), caseTool(c), c.input)
 				}
-				tool := c.tool
-				if tool == "" {
-					tool = "query_project"
-				}
-				o := tr.call(t, secret, tool, c.input)
 				if o.code != c.code {
 					t.Fatalf("code = %q (%s), want %q; data %s", o.code, o.message, c.code, short(o.data))
 				}

@@ -84,13 +84,13 @@ func TestWriteToolsOverBothTransports(t *testing.T) {
 			}},
 		{name: "apply/needs-approval", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":3}]}`,
 			code: tools.CodeNeedsApproval, field: "approved", status: http.StatusConflict, check: func(t *testing.T, o outcome) {
-				if !strings.Contains(o.message, "Consequence preview") {
-					t.Fatalf("message = %s", o.message)
+				if !strings.Contains(o.message, "Consequence preview") || o.preview == "" || !strings.Contains(o.message, o.preview) {
+					t.Fatalf("message = %s, preview %q", o.message, o.preview)
 				}
 			}},
 		{name: "apply/approve-needs-scope", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":3}],"approved":true}`,
 			code: tools.CodeForbidden, field: "approved", status: http.StatusForbidden},
-		// Sent over HTTP, then over MCP with the same key: applied once.
+		// Sent over HTTP, then over both MCP clients with the same key: applied once.
 		{name: "apply/approved-with-key", secret: approverSecret, tool: "apply_changes", input: `{"ops":[{"op":"close_issue","issue":3},{"op":"remove_dep","issue":2,"dependsOn":3}],"approved":true,"idempotencyKey":"close-3"}`,
 			check: applied(2)},
 		{name: "apply/unknown-issue", secret: writerSecret, tool: "apply_changes", input: `{"ops":[{"op":"add_dep","issue":2,"dependsOn":404}]}`,
@@ -129,9 +129,9 @@ func TestWriteToolsOverBothTransports(t *testing.T) {
 		return n
 	}
 	if n := count(http.MethodPatch, "/repos/ceo/demo/issues/3"); n != 1 {
-		t.Fatalf("the approved close was sent %d times over two transports with one key", n)
+		t.Fatalf("the approved close was sent %d times over three transports with one key", n)
 	}
-	if n := count(http.MethodPost, "/repos/ceo/demo/issues"); n != 2 {
+	if n := count(http.MethodPost, "/repos/ceo/demo/issues"); n != 3 {
 		t.Fatalf("create_issue sent %d times; want once per transport", n)
 	}
 	for _, r := range fake.Requests() {

@@ -56,20 +56,10 @@ func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[i
 		days[i] = make([]float64, trials)
 	}
 	for t := range trials {
-		done := 0
-		for w := 0; done < len(queue); w++ {
-			if w >= baselineMaxWeeks {
-				for ; done < len(queue); done++ {
-					days[done][t] = 7 * baselineMaxWeeks
-				}
-				break
-			}
-			n := counts[rng.IntN(len(counts))]
-			for j := 0; j < n && done < len(queue); j++ {
-				days[done][t] = 7 * (float64(w) + float64(j+1)/float64(n))
-				done++
-			}
-		}
+		resampleWeeks(counts, rng, len(queue), func(k int, d float64) bool {
+			days[k][t] = d
+			return true
+		})
 	}
 	out := make(map[int64]itemQuantiles, len(queue))
 	for i, num := range queue {
@@ -78,6 +68,32 @@ func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[i
 		out[num] = itemQuantiles{p10: quantileSorted(d, 0.1), p50: quantileSorted(d, 0.5), p80: quantileSorted(d, 0.8), p90: quantileSorted(d, 0.9)}
 	}
 	return out
+}
+
+// resampleWeeks runs one trial of the baseline over a queue of issues:
+// week after week it draws one of the weekly counts and finishes that many
+// issues, placed linearly within the week. place gets each issue's position
+// in the queue and its finish in days after the cut-off, and ends the trial
+// early by returning false. Beyond baselineMaxWeeks the rest finish then.
+func resampleWeeks(counts []int, rng *rand.Rand, queue int, place func(k int, days float64) bool) {
+	done := 0
+	for w := 0; done < queue; w++ {
+		if w >= baselineMaxWeeks {
+			for ; done < queue; done++ {
+				if !place(done, 7*baselineMaxWeeks) {
+					return
+				}
+			}
+			return
+		}
+		n := counts[rng.IntN(len(counts))]
+		for j := 0; j < n && done < queue; j++ {
+			if !place(done, 7*(float64(w)+float64(j+1)/float64(n))) {
+				return
+			}
+			done++
+		}
+	}
 }
 
 // quantileSorted is the q-quantile of sorted xs (the smallest value with at

@@ -13,14 +13,21 @@ func benchProject(issues int) Input {
 }
 
 func benchRun(b *testing.B, issues, trials int) {
+	benchForecast(b, issues, trials, Run)
+}
+
+// benchForecast measures run on the benchmark project.
+func benchForecast(b *testing.B, issues, trials int, run func(Input, Options) (Forecast, error)) {
 	in := benchProject(issues)
 	opts := Options{Trials: trials, Seed: 1}
-	mustRun(b, in, opts) // warm
+	if _, err := run(in, opts); err != nil { // warm
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPU()
 	for b.Loop() {
-		f, err := Run(in, opts)
+		f, err := run(in, opts)
 		if err != nil || len(f.Issues) != issues {
 			b.Fatal(err, len(f.Issues))
 		}
@@ -37,4 +44,16 @@ func BenchmarkRunGrowth(b *testing.B) {
 	for _, c := range []struct{ issues, trials int }{{2000, 10000}, {4000, 10000}, {2000, 20000}, {4000, 20000}} {
 		b.Run(fmt.Sprintf("issues=%d/trials=%d", c.issues, c.trials), func(b *testing.B) { benchRun(b, c.issues, c.trials) })
 	}
+}
+
+// BenchmarkRunDoneBy10k is BenchmarkRun10k counting "how many by when"
+// over a year of days, as the recompute does.
+func BenchmarkRunDoneBy10k(b *testing.B) {
+	benchForecast(b, 2000, 10000, func(in Input, opts Options) (Forecast, error) {
+		f, d, err := RunDoneBy(in, opts, DoneByOptions{Days: 365})
+		if err == nil && len(d.AtLeast80) != 365 {
+			b.Fatalf("%d days", len(d.AtLeast80))
+		}
+		return f, err
+	})
 }

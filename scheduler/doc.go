@@ -1,6 +1,6 @@
 // Package scheduler is CommiTea's pure domain core: lifecycle inference,
-// effort calibration, the Monte Carlo schedule, focus and runway, what-if
-// and backtest. It takes plain structs and a seed and returns plain structs;
+// effort calibration, the Monte Carlo schedule, focus and runway, what-if,
+// backtest and flow metrics. It takes plain structs and a seed and returns plain structs;
 // it imports only the standard library and gonum, so it runs and benchmarks
 // without a database. Where the design left a choice open, the choice is
 // written down here.
@@ -23,7 +23,8 @@
 // assignee's calendar), missing_estimate, and unschedulable with the first
 // reason of cycle, missing_dependency, too_large (est/xxl, est/xxxl, ...,
 // est/2xl, ...; other unknown est/* values are only a missing estimate),
-// inherited by issues that depend on an unschedulable one. Every value
+// inherited by issues that depend on an unschedulable one; aging is set
+// afterwards from the flow metrics (see Flow). Every value
 // carries its provenance ("label:est/m", "pr:#12 closes #5",
 // "assignee:alice"). Pull requests get no status of their own.
 //
@@ -139,6 +140,58 @@
 // spent effort and calibration samples are measured on the configured
 // calendars, so telling CommiTea about time off never rewrites how much
 // work the past held.
+//
+// # Flow
+//
+// Flow computes, from the recorded transitions alone, what Kanban teams
+// read every day; the recompute stores it with the snapshot. Every figure
+// is in calendar days of the project's time zone (a day is a local date, a
+// week runs Monday to Sunday), over a window of the last 90 local dates up
+// to today (FlowOptions.WindowDays), which starts no earlier than the
+// project's first recorded transition. An issue's state on a day is its
+// state at the end of that day. Discarded issues are not delivered work and
+// are left out of every figure.
+//
+//   - Started: the first transition into steeping or in_review. Done: the
+//     issue's last transition is into done, on that transition's date.
+//   - Cycle time of an issue done in the window: done date − start date + 1
+//     calendar days (started and finished the same day is one day). A
+//     reopened issue's clock runs on from its first start to its final done;
+//     an issue that went back to triage keeps its first start too. Issues
+//     done without ever starting count in throughput, not in cycle time
+//     (CycleTimes.Unstarted). Its 50th, 70th, 85th and 95th percentiles are
+//     nearest rank (the smallest value at least p% of cycle times do not
+//     exceed), shown as lines on the scatterplot.
+//   - Work item age of an open issue now in steeping or in_review: today −
+//     start date + 1, read against those percentiles (Past: the highest one
+//     it exceeds).
+//   - Service level expectation: the cycle time that SLEPercentile% (85 by
+//     default) of the window's finished work met, once at least
+//     MinSLESamples (5) cycle times are known; without one nothing is aging.
+//   - Aging (a flag, joining blocked, stale, missing_estimate and
+//     unschedulable): open, started and older than the SLE, strictly.
+//     MarkAging sets it on the statuses with its provenance ("age:19d since
+//     2026-03-28", "sle:p85=17d of 40").
+//   - Throughput: issues done per Monday week of the window; the first and
+//     the current week may be partial (WeekCount.Days). Predictability is
+//     read over complete weeks: their 10th, 50th and 90th percentiles and
+//     the ratio p90/p10 (1 when every week finishes the same; 0 stands for
+//     "unbounded" when the 10th percentile week finishes nothing).
+//   - Work in progress: issues in steeping or in_review at the end of each
+//     day. Cumulative flow: issues in each of the five states at the end of
+//     each day, stacked; the done band counts every issue done so far.
+//
+// "How many by when": RunDoneBy is Run that also counts, in every trial,
+// how many open issues are done by the end of each local day of a horizon
+// (day 0 is today), so the answer respects dependencies, calendars and
+// estimates like the schedule. It is stored as three curves, "at least N
+// with 50%, 80% and 90% probability" (the largest N that that share of
+// trials reaches), so any date of the horizon is a lookup (DoneBy.On).
+// Unschedulable issues are never done. BaselineDoneBy is the
+// throughput-only answer beside it: the backtest baseline's resampling of
+// the complete weeks' throughput. Run itself does none of this counting; on
+// the 2,000-issue, 10,000-trial benchmark a year of days costs about as
+// much as BenchmarkRunDoneBy10k shows over BenchmarkRun10k.
 //
 // # Backtest
 //

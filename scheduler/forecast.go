@@ -153,6 +153,10 @@ type plan struct {
 	// order: the only items that can be the group's last to finish.
 	groupTails [][]int32
 	trace      bool // record each item's start (tests)
+	// doneBy, when set (RunDoneBy), has every block counted by local day
+	// into doneByHist.
+	doneBy     *doneByDays
+	doneByHist []uint32
 }
 
 // newPlan compiles in.

@@ -293,6 +293,7 @@ type workerAcc struct {
 	packed  []uint64
 	pending int      // blocks counted since the last flush
 	crit    []uint32 // per item: trials on its group's critical chain
+	doneBy  *doneByAcc
 }
 
 // histogram counts the first nb trials of a block into the issues'
@@ -391,6 +392,9 @@ func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, groupFin, p
 			}
 		}
 	}
+	if acc.doneBy != nil {
+		p.countDoneBy(nb, s, acc.doneBy)
+	}
 	for k := range p.people {
 		start := p.people[k].start
 		for t := range nb {
@@ -427,7 +431,7 @@ func (p *plan) run() Forecast {
 		acc := &workerAcc{
 			hist: make([]uint32, n*histBuckets), counts: make([]uint16, n*histBuckets),
 			packed: make([]uint64, n*histWords),
-			crit:   make([]uint32, n),
+			crit:   make([]uint32, n), doneBy: p.newDoneByAcc(),
 		}
 		accs[w] = acc
 		wg.Go(func() {
@@ -474,6 +478,14 @@ func (p *plan) run() Forecast {
 		for i, v := range a.crit {
 			accs[0].crit[i] += v
 		}
+		if a.doneBy != nil {
+			for i, v := range a.doneBy.hist {
+				accs[0].doneBy.hist[i] += v
+			}
+		}
+	}
+	if accs[0].doneBy != nil {
+		p.doneByHist = accs[0].doneBy.hist
 	}
 	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
 }

@@ -135,6 +135,9 @@ type IssueStatus struct {
 	BlockedBy       []int64 `json:"blockedBy,omitempty"`
 	Stale           bool    `json:"stale,omitempty"`
 	MissingEstimate bool    `json:"missingEstimate,omitempty"`
+	// Aging is set by MarkAging from the flow metrics: open, started and
+	// older than the service level expectation.
+	Aging bool `json:"aging,omitempty"`
 	// Unschedulable is "", "cycle", "missing_dependency" or "too_large".
 	Unschedulable string     `json:"unschedulable,omitempty"`
 	Why           Provenance `json:"why"`
@@ -147,6 +150,7 @@ type Provenance struct {
 	Blocked         []string `json:"blocked,omitempty"`
 	Stale           []string `json:"stale,omitempty"`
 	MissingEstimate []string `json:"missingEstimate,omitempty"`
+	Aging           []string `json:"aging,omitempty"`
 	Unschedulable   []string `json:"unschedulable,omitempty"`
 }
 

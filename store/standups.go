@@ -220,6 +220,9 @@ type SnapshotHead struct {
 	ComputedAt  time.Time
 	Calibration json.RawMessage
 	Milestones  json.RawMessage
+	// Capacity is the runway's per-person capacity ('[]' when the
+	// snapshot predates it).
+	Capacity json.RawMessage
 }
 
 // LatestSnapshotVersion returns the version of a project's newest
@@ -240,10 +243,11 @@ func SnapshotHeadAt(ctx context.Context, q DBTX, projectID, version int64) (Snap
 	h := SnapshotHead{Version: version}
 	// jsonb_to_record reads the large, compressed document once; three
 	// operators on it would decompress it three times.
-	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]')
-		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb)
+	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]'),
+			coalesce(h.runway->'capacity', '[]')
+		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb, runway jsonb)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version).
-		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones)
+		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones, &h.Capacity)
 	if noRows(err) {
 		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, ErrNotFound)
 	}
@@ -287,18 +291,21 @@ func SnapshotStatuses(ctx context.Context, q DBTX, projectID, version int64) ([]
 	return out, rows.Err()
 }
 
-// SnapshotIssueForecast is one open issue's median finish and the person
-// the schedule gave it to most often.
+// SnapshotIssueForecast is one open issue's median finish, the person the
+// schedule gave it to most often, and how often it lay on its milestone's
+// critical chain.
 type SnapshotIssueForecast struct {
-	Number   int64
-	P50      time.Time
-	Assignee string
+	Number       int64
+	P50          time.Time
+	Assignee     string
+	CriticalFreq float64
 }
 
 // SnapshotIssueForecasts reads the issue forecasts of one snapshot version.
 func SnapshotIssueForecasts(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotIssueForecast, error) {
-	rows, err := q.Query(ctx, `SELECT x.number, x.p50, coalesce(x.assignee, '')
-		FROM snapshots s, jsonb_to_recordset(s.data->'forecast'->'issues') AS x(number bigint, p50 timestamptz, assignee text)
+	rows, err := q.Query(ctx, `SELECT x.number, x.p50, coalesce(x.assignee, ''), coalesce(x."criticalFreq", 0)
+		FROM snapshots s, jsonb_to_recordset(s.data->'forecast'->'issues')
+			AS x(number bigint, p50 timestamptz, assignee text, "criticalFreq" double precision)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
 	if err != nil {
 		return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
@@ -307,7 +314,7 @@ func SnapshotIssueForecasts(ctx context.Context, q DBTX, projectID, version int6
 	var out []SnapshotIssueForecast
 	for rows.Next() {
 		var f SnapshotIssueForecast
-		if err := rows.Scan(&f.Number, &f.P50, &f.Assignee); err != nil {
+		if err := rows.Scan(&f.Number, &f.P50, &f.Assignee, &f.CriticalFreq); err != nil {
 			return nil, fmt.Errorf("issue forecasts of snapshot %d of project %d: %w", version, projectID, err)
 		}
 		out = append(out, f)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/flow"
 	"github.com/commitea/commitea/worker/metrics"
 )
 
@@ -31,6 +32,9 @@ type Forecaster struct {
 	DefaultCalendar  scheduler.Calendar
 	People           []scheduler.Person
 	Calibration      scheduler.CalibrationOptions
+	// Flow tunes the flow figures; a nil Location means the default
+	// calendar's time zone.
+	Flow flow.Options
 	// Jobs, when set, enqueues a backtest of the project's history whenever
 	// its finished work changed since the last one.
 	Jobs JobInserter
@@ -53,6 +57,9 @@ type SnapshotData struct {
 	// Backtest is the latest backtest of the project's own history, absent
 	// until one ran.
 	Backtest *BacktestSummary `json:"backtest,omitempty"`
+	// Flow is the flow metrics and "how many by when"; snapshots older than
+	// this field lack it.
+	Flow *flow.Figures `json:"flow,omitempty"`
 	// Plan is the plan the forecast was computed on: its hour (the
 	// forecast's Now) and who picks up unassigned work in that hour.
 	// Snapshots older than plans lack it.
@@ -111,7 +118,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	changed := st.head != nil && st.head.ChangeCounter != counter
 	var runs []planned
 	for _, plan := range recomputePlans(latest, st.heldPlan, changed, now) {
-		run, err := f.forecast(st, plan, now)
+		run, err := f.forecast(st, plan, now, true)
 		if err != nil {
 			return err
 		}
@@ -128,10 +135,14 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		summary = &sum
 	}
 	needBacktest := f.Jobs != nil && (backtest == nil || backtest.DoneHash != done)
+	flowOpts, opts := f.flowOptions(), f.forecastOptions(projectID)
 	snaps := make([]store.Snapshot, len(runs))
 	for k, run := range runs {
+		fm := flow.Metrics(run.model.history, run.model.statuses, now, flowOpts)
+		scheduler.MarkAging(run.model.statuses, fm)
+		figures := flow.Assemble(fm, run.doneBy, run.horizon, opts.Trials, opts.Seed)
 		data := SnapshotData{ComputedAt: now, Statuses: run.model.statuses, Calibration: run.model.input.Calibration,
-			Forecast: run.forecast, Plan: run.plan, Backtest: summary}
+			Forecast: run.forecast, Flow: &figures, Plan: run.plan, Backtest: summary}
 		data.Counts = countMirror(mirror)
 		data.Counts.Samples = len(run.model.samples)
 		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
@@ -139,7 +150,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		if err != nil {
 			return fmt.Errorf("encode snapshot: %w", err)
 		}
-		snaps[k] = store.Snapshot{ProjectID: projectID, InputsHash: inputsHash(run.model), ChangeCounter: counter,
+		snaps[k] = store.Snapshot{ProjectID: projectID, InputsHash: run.hash, ChangeCounter: counter,
 			Duration: time.Since(start), Data: raw}
 	}
 	states, ts := cur.model.states, cur.model.transitions
@@ -185,6 +196,15 @@ func (f *Forecaster) forecastOptions(projectID int64) scheduler.Options {
 		z = 1
 	}
 	return scheduler.Options{Trials: f.Trials, Seed: z}
+}
+
+// flowOptions fills in the project's time zone: the default calendar's.
+func (f *Forecaster) flowOptions() flow.Options {
+	o := f.Flow
+	if o.Location == nil {
+		o.Location = f.DefaultCalendar.Location
+	}
+	return o
 }
 
 func countMirror(m store.Mirror) Counts {

@@ -220,6 +220,9 @@ type engineModel struct {
 	// against the recorded states, for the recompute to record.
 	states      []store.IssueState
 	transitions []store.Transition
+	// history is every transition, recorded and new, by issue then time:
+	// what the flow metrics read.
+	history []store.Transition
 }
 
 // modelSource is what a model is built from: the mirror, the recorded
@@ -364,7 +367,7 @@ func buildModel(src modelSource, asOf, now time.Time) engineModel {
 		}
 	}
 
-	model := engineModel{statuses: statuses, states: states, transitions: fresh}
+	model := engineModel{statuses: statuses, states: states, transitions: fresh, history: transitions}
 	model.input = scheduler.Input{Now: asOf, People: people, Milestones: engineMilestones(m.Milestones)}
 	for _, i := range m.Issues {
 		if i.IsPull {

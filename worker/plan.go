@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/worker/flow"
 )
 
 // The one planning rule (scheduler/doc.go): the recompute and the what-if
@@ -39,11 +40,18 @@ func decodePlan(raw json.RawMessage) (*Plan, error) {
 }
 
 // planned is the forecast of a project state on a plan, with the plan as
-// it now stands (a fresh one decided).
+// it now stands (a fresh one decided) and the hash of what it was computed
+// from (inputsHash, before flow flags are added to the statuses).
 type planned struct {
 	model    engineModel
 	forecast scheduler.Forecast
 	plan     Plan
+	hash     string
+	// doneBy and horizon are the "how many by when" counted with the
+	// trials, when asked for (the recompute stores them; a what-if does
+	// not need them).
+	doneBy  scheduler.DoneBy
+	horizon scheduler.DoneByOptions
 }
 
 // model builds the engine's input from a project state on a plan:
@@ -58,20 +66,31 @@ func (f *Forecaster) model(st projectState, plan Plan, now time.Time) engineMode
 	return m
 }
 
-// forecast is the one path from a project state to its forecast.
-func (f *Forecaster) forecast(st projectState, plan Plan, now time.Time) (planned, error) {
+// forecast is the one path from a project state to its forecast. doneBy
+// also counts "how many by when" over the same trials, which changes
+// nothing in the forecast.
+func (f *Forecaster) forecast(st projectState, plan Plan, now time.Time, doneBy bool) (planned, error) {
 	m := f.model(st, plan, now)
-	fc, err := scheduler.Run(m.input, f.forecastOptions(st.project.ID))
+	opts := f.forecastOptions(st.project.ID)
+	var out planned
+	var err error
+	if doneBy {
+		out.horizon = flow.Horizon(m.input, f.flowOptions())
+		out.forecast, out.doneBy, err = scheduler.RunDoneBy(m.input, opts, out.horizon)
+	} else {
+		out.forecast, err = scheduler.Run(m.input, opts)
+	}
 	if err != nil {
 		return planned{}, fmt.Errorf("forecast %s: %w", st.project.FullName(), err)
 	}
 	if plan.fresh {
 		// The forecast decided who picks up what; its input, and so its
 		// hash, says so as a later forecast on this plan will.
-		plan = Plan{AsOf: plan.AsOf, Planned: fc.Planned()}
+		plan = Plan{AsOf: plan.AsOf, Planned: out.forecast.Planned()}
 		m.input.Planned = plan.Planned
 	}
-	return planned{model: m, forecast: fc, plan: plan}, nil
+	out.model, out.plan, out.hash = m, plan, inputsHash(m)
+	return out, nil
 }
 
 // latestPlan is the plan of the latest snapshot, nil when there is none

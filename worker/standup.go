@@ -129,6 +129,9 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	if err := json.Unmarshal(head.Milestones, &snap.Forecast.Milestones); err != nil {
 		return Generated{}, fmt.Errorf("decode milestones of snapshot %d of %s: %w", head.Version, project.FullName(), err)
 	}
+	if err := json.Unmarshal(head.Capacity, &snap.Capacity); err != nil {
+		return Generated{}, fmt.Errorf("decode capacity of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
 	snap.Statuses = make([]scheduler.IssueStatus, len(statuses))
 	for i, st := range statuses {
 		snap.Statuses[i] = scheduler.IssueStatus{Number: st.Number, State: scheduler.State(st.State), Discarded: st.Discarded,
@@ -136,7 +139,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	}
 	snap.Forecast.Issues = make([]scheduler.IssueForecast, len(forecasts))
 	for i, f := range forecasts {
-		snap.Forecast.Issues[i] = scheduler.IssueForecast{Number: f.Number, P50: f.P50, Assignee: f.Assignee}
+		snap.Forecast.Issues[i] = scheduler.IssueForecast{Number: f.Number, P50: f.P50, Assignee: f.Assignee, CriticalFreq: f.CriticalFreq}
 	}
 	in := standup.Input{
 		Project: project.FullName(), Day: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, s.loc()),

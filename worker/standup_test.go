@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -469,4 +471,83 @@ func TestEnqueueMissedStandups(t *testing.T) {
 	if len(rec.args) != 0 {
 		t.Errorf("enqueued %v though today's standup is stored", rec.args)
 	}
+}
+
+// The standup of a real recompute names every milestone the forecast puts
+// at risk, with its chance and chain, and flags every planned now, next or
+// blocked issue that lies on a critical chain in at least half the trials.
+func TestStandupNamesAtRiskMilestonesAndFlagsCriticalWork(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	// Milestone 1 (hard) is due in a week: far too soon for its work.
+	if _, err := f.pool.Exec(ctx, `UPDATE milestones SET due_on = $1 WHERE project_id = $2 AND id = 1`, f.now.AddDate(0, 0, 7), f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	day, _ := ParseDay(standupDay)
+	g, err := f.standups.Generate(ctx, f.p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data SnapshotData
+	if err := json.Unmarshal(snap.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	named := map[int64]standup.AtRiskMilestone{}
+	for _, a := range g.Report.AtRisk {
+		named[a.Milestone] = a
+	}
+	risky := 0
+	for _, m := range data.Forecast.Milestones {
+		if m.Due.IsZero() || m.Open == 0 || !m.P80.After(m.Due) {
+			if _, ok := named[m.ID]; ok {
+				t.Errorf("%s is not at risk (p80 %s, due %s) but the standup names it", m.Title, m.P80, m.Due)
+			}
+			continue
+		}
+		risky++
+		a, ok := named[m.ID]
+		if !ok {
+			t.Errorf("%s is at risk (p80 %s after due %s) but the standup does not name it", m.Title, m.P80, m.Due)
+			continue
+		}
+		if want := math.Round(m.PDue*100) / 100; a.Chance != want || len(a.Chain) == 0 {
+			t.Errorf("%s: chance %v (want %v), chain %+v", m.Title, a.Chance, want, a.Chain)
+		}
+		if !strings.Contains(g.Text, m.Title+" (due ") {
+			t.Errorf("the text does not name %s:\n%s", m.Title, g.Text)
+		}
+	}
+	if risky == 0 {
+		t.Fatal("no milestone at risk: the fixture no longer tests anything")
+	}
+	freq := map[int64]float64{}
+	for _, is := range data.Forecast.Issues {
+		freq[is.Number] = is.CriticalFreq
+	}
+	flagged := 0
+	for _, p := range g.Report.Plan {
+		for _, it := range slices.Concat(p.Now, p.Next, p.Blocked) {
+			onChain := freq[it.Number] >= 0.5
+			if onChain != (it.Critical != nil) {
+				t.Errorf("%s's #%d: on the chain in %.2f of trials, flag %+v", p.Login, it.Number, freq[it.Number], it.Critical)
+			}
+			if it.Critical != nil {
+				flagged++
+				if !strings.Contains(g.Text, fmt.Sprintf("#%d %s", it.Number, it.Title)) || !strings.Contains(g.Text, "[critical chain of "+it.Critical.Title) {
+					t.Errorf("the text does not flag #%d:\n%s", it.Number, g.Text)
+				}
+			}
+		}
+	}
+	if flagged == 0 {
+		t.Errorf("no planned work flagged on a critical chain:\n%s", g.Text)
+	}
+	t.Logf("\n%s", g.Text)
 }

@@ -52,7 +52,7 @@ func (f *Forecaster) WhatIf(ctx context.Context, projectID int64, changes func(s
 	if err != nil {
 		return Quote{}, fmt.Errorf("what-if: %w", err)
 	}
-	after, err := f.forecast(next, plan, now)
+	after, err := f.forecast(next, plan, now, false)
 	if err != nil {
 		return Quote{}, fmt.Errorf("what-if: %w", err)
 	}

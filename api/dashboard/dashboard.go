@@ -4,8 +4,10 @@
 // calibration, the directive ledger and the latest standup. Pages are
 // server-rendered with html/template from the latest snapshot, which is
 // decoded once per version and kept, so a page costs two small queries; no
-// JavaScript and no front-end build. Authentication is the api package's
-// business: mount the handler behind a read-scope check.
+// JavaScript and no front-end build. Pages carry no inline style or script
+// (their stylesheet is served from /static/), so they work under the strict
+// Content-Security-Policy the api package sets. Authentication is the api
+// package's business: mount the handler behind a read-scope check.
 package dashboard
 
 import (
@@ -31,6 +33,19 @@ import (
 
 //go:embed templates/*.html
 var templateFiles embed.FS
+
+// stylesheet is the pages' one stylesheet, served from /static/ rather than
+// inlined: the Content-Security-Policy the api package sets allows only
+// styles and scripts CommiTea serves itself.
+//
+//go:embed static/dashboard.css
+var stylesheet []byte
+
+// favicon is the tab icon; served here so that browsers do not ask the
+// server root for one and log the 404 as an error.
+//
+//go:embed static/favicon.svg
+var favicon []byte
 
 // Config is what the dashboard reads.
 type Config struct {
@@ -86,6 +101,16 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Get("/", d.index)
+	r.Get("/static/dashboard.css", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(stylesheet)
+	})
+	r.Get("/static/favicon.svg", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		_, _ = w.Write(favicon)
+	})
 	r.Route("/{owner}/{repo}", func(r chi.Router) {
 		r.Get("/", d.page("board", d.board))
 		r.Get("/runway", d.page("runway", d.runway))

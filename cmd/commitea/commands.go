@@ -18,6 +18,7 @@ import (
 	"github.com/commitea/commitea/api/dashboard"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/flow"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
@@ -221,6 +222,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Dashboard:     board.Handler(),
 		RiverUI:       riverUI,
 		MetricsToken:  cfg.Server.MetricsToken.Reveal(),
+		PublicURL:     strings.TrimSuffix(cfg.Server.PublicURL, "/"),
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
@@ -228,7 +230,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		ingest.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
 	}
-	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)))
+	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)),
+		slog.String("dashboard", cfg.PublicBase(ln.Addr())+"/dashboard/"))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if started != nil {
@@ -349,5 +352,6 @@ func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, 
 		StaleWorkingDays: cfg.Lifecycle.StaleWorkingDays,
 		DefaultCalendar:  def,
 		People:           people,
+		Flow:             flow.Options{WindowDays: cfg.Flow.WindowDays, SLEPercentile: cfg.Flow.SLEPercentile, Location: def.Location},
 	}, nil
 }

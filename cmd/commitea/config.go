@@ -33,6 +33,7 @@ type Config struct {
 	Retention RetentionConfig `toml:"retention"`
 	Forecast  ForecastConfig  `toml:"forecast"`
 	Lifecycle LifecycleConfig `toml:"lifecycle"`
+	Flow      FlowConfig      `toml:"flow"`
 	// Calendar is the working calendar of everyone not listed in People.
 	Calendar CalendarConfig `toml:"calendar"`
 	// People overrides the calendar per Gitea login; fields left out are
@@ -65,6 +66,11 @@ type ServerConfig struct {
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	MetricsToken Secret `toml:"metrics_token"`
+	// PublicURL is the address people and Gitea reach CommiTea at, when it
+	// is not the listen address (a TLS-terminating proxy): an origin such
+	// as https://commitea.example.com. With https, cookies are Secure; the
+	// links CommiTea prints start with it.
+	PublicURL string `toml:"public_url"`
 }
 
 // LogConfig picks the slog handler.
@@ -99,6 +105,16 @@ type LifecycleConfig struct {
 	// StaleWorkingDays is how long a steeping issue may go without activity
 	// before it is flagged stale.
 	StaleWorkingDays int `toml:"stale_working_days"`
+}
+
+// FlowConfig tunes the flow metrics (cycle time, throughput, the service
+// level expectation and the aging flag).
+type FlowConfig struct {
+	// WindowDays is how many calendar days back the flow metrics look.
+	WindowDays int `toml:"window_days"`
+	// SLEPercentile is the share of finished work, in percent, whose cycle
+	// time sets the service level expectation; older open work is aging.
+	SLEPercentile int `toml:"sle_percentile"`
 }
 
 // CalendarConfig is one working calendar as written in the file. In People
@@ -199,6 +215,9 @@ const (
 	DefaultForecastTrials    = 2000
 	MaxForecastTrials        = 100000
 	DefaultStaleWorkingDays  = 3
+	DefaultFlowWindowDays    = 90
+	MaxFlowWindowDays        = 730
+	DefaultSLEPercentile     = 85
 	DefaultHoursPerDay       = 6
 	DefaultStandupTime       = "09:00"
 	DefaultDailyRequests     = 2000
@@ -229,6 +248,7 @@ func DefaultConfig() Config {
 		Retention: RetentionConfig{Deliveries: DefaultDeliveryRetention, Conversations: DefaultConversationRetention},
 		Forecast:  ForecastConfig{Trials: DefaultForecastTrials},
 		Lifecycle: LifecycleConfig{StaleWorkingDays: DefaultStaleWorkingDays},
+		Flow:      FlowConfig{WindowDays: DefaultFlowWindowDays, SLEPercentile: DefaultSLEPercentile},
 		Calendar: CalendarConfig{
 			HoursPerDay: DefaultHoursPerDay,
 			WorkingDays: []string{"mon", "tue", "wed", "thu", "fri"},
@@ -415,6 +435,7 @@ func envBindings() []envBinding {
 			return nil
 		}},
 		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
+		{env: "COMMITEA_PUBLIC_URL", key: "server.public_url", apply: str(func(c *Config) *string { return &c.Server.PublicURL })},
 		{env: "COMMITEA_LOG_FORMAT", key: "log.format", apply: str(func(c *Config) *string { return &c.Log.Format })},
 		{env: "COMMITEA_LOG_LEVEL", key: "log.level", apply: str(func(c *Config) *string { return &c.Log.Level })},
 		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: duration(func(c *Config) *time.Duration { return &c.Reconcile.Interval })},
@@ -422,6 +443,8 @@ func envBindings() []envBinding {
 		{env: "COMMITEA_RETENTION_CONVERSATIONS", key: "retention.conversations", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Conversations })},
 		{env: "COMMITEA_FORECAST_TRIALS", key: "forecast.trials", apply: integer(func(c *Config) *int { return &c.Forecast.Trials })},
 		{env: "COMMITEA_STALE_WORKING_DAYS", key: "lifecycle.stale_working_days", apply: integer(func(c *Config) *int { return &c.Lifecycle.StaleWorkingDays })},
+		{env: "COMMITEA_FLOW_WINDOW_DAYS", key: "flow.window_days", apply: integer(func(c *Config) *int { return &c.Flow.WindowDays })},
+		{env: "COMMITEA_FLOW_SLE_PERCENTILE", key: "flow.sle_percentile", apply: integer(func(c *Config) *int { return &c.Flow.SLEPercentile })},
 		{env: "COMMITEA_CALENDAR_HOURS_PER_DAY", key: "calendar.hours_per_day", apply: float(func(c *Config) *float64 { return &c.Calendar.HoursPerDay })},
 		{env: "COMMITEA_CALENDAR_WORKING_DAYS", key: "calendar.working_days", apply: list(func(c *Config) *[]string { return &c.Calendar.WorkingDays })},
 		{env: "COMMITEA_CALENDAR_TIME_ZONE", key: "calendar.time_zone", apply: str(func(c *Config) *string { return &c.Calendar.TimeZone })},
@@ -579,6 +602,12 @@ func (c Config) ValidateFor(command string) error {
 		e, k := key("server.metrics_token")
 		p.add(e, k, "must be at least %d characters when set, got %d", MinSecretLen, len(t))
 	}
+	if c.Server.PublicURL != "" {
+		if err := checkPublicURL(c.Server.PublicURL); err != nil {
+			e, k := key("server.public_url")
+			p.add(e, k, "%v", err)
+		}
+	}
 	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
 		e, k := key("log.format")
 		p.add(e, k, "must be text or json, got %q", c.Log.Format)
@@ -606,6 +635,14 @@ func (c Config) ValidateFor(command string) error {
 	if c.Lifecycle.StaleWorkingDays < 1 || c.Lifecycle.StaleWorkingDays > 365 {
 		e, k := key("lifecycle.stale_working_days")
 		p.add(e, k, "must be between 1 and 365, got %d", c.Lifecycle.StaleWorkingDays)
+	}
+	if c.Flow.WindowDays < 7 || c.Flow.WindowDays > MaxFlowWindowDays {
+		e, k := key("flow.window_days")
+		p.add(e, k, "must be between 7 and %d, got %d", MaxFlowWindowDays, c.Flow.WindowDays)
+	}
+	if c.Flow.SLEPercentile < 50 || c.Flow.SLEPercentile > 99 {
+		e, k := key("flow.sle_percentile")
+		p.add(e, k, "must be between 50 and 99, got %d", c.Flow.SLEPercentile)
 	}
 
 	checkCalendar(&p, "calendar", c.Calendar, true)
@@ -680,6 +717,41 @@ func checkHTTPURL(s string) error {
 		return errors.New("must be an absolute http(s) URL")
 	}
 	return nil
+}
+
+// checkPublicURL accepts an origin, with an optional trailing slash:
+// CommiTea serves its pages, cookies and redirects from the root of its
+// address, so a path (a proxy that strips a prefix) would break every link.
+func checkPublicURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return errors.New("must be an absolute http(s) URL such as https://commitea.example.com")
+	case u.User != nil:
+		return errors.New("must not carry a user or password")
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
+		return errors.New("must not have a query or fragment")
+	case u.Path != "" && u.Path != "/":
+		return fmt.Errorf("must be an origin without a path (CommiTea serves from the root of its address), got path %q", u.Path)
+	}
+	return nil
+}
+
+// PublicBase is where CommiTea is reached, without a trailing slash: the
+// configured public URL, else http:// and the listen address (a wildcard
+// host shown as 127.0.0.1). Call it on a validated Config.
+func (c Config) PublicBase(listen net.Addr) string {
+	if c.Server.PublicURL != "" {
+		return strings.TrimSuffix(c.Server.PublicURL, "/")
+	}
+	hostPort := c.Server.Addr
+	if listen != nil {
+		hostPort = listen.String()
+	}
+	if h, p, err := net.SplitHostPort(hostPort); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
+		hostPort = net.JoinHostPort("127.0.0.1", p)
+	}
+	return "http://" + hostPort
 }
 
 func checkDatabaseURL(s string) error {
@@ -1064,6 +1136,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("projects", c.Projects),
 		slog.String("addr", c.Server.Addr),
 		slog.String("metrics_token", isSet(c.Server.MetricsToken)),
+		slog.String("public_url", c.Server.PublicURL),
 		slog.Duration("reconcile_interval", c.Reconcile.Interval),
 		slog.Int("forecast_trials", c.Forecast.Trials),
 		slog.Int("tokens", len(c.Tokens)),

@@ -70,6 +70,10 @@ trials = 500
 [lifecycle]
 stale_working_days = 5
 
+[flow]
+window_days = 60
+sle_percentile = 90
+
 [calendar]
 hours_per_day = 7
 working_days = ["mon", "tue", "wed", "thu"]
@@ -134,6 +138,7 @@ func TestLoadConfigFileOnly(t *testing.T) {
 		{"retention", cfg.Retention, RetentionConfig{Deliveries: 7 * 24 * time.Hour, Conversations: 0}},
 		{"forecast.trials", cfg.Forecast.Trials, 500},
 		{"lifecycle.stale_working_days", cfg.Lifecycle.StaleWorkingDays, 5},
+		{"flow", cfg.Flow, FlowConfig{WindowDays: 60, SLEPercentile: 90}},
 		{"calendar.hours_per_day", cfg.Calendar.HoursPerDay, 7.0},
 		{"calendar.holidays", fmt.Sprint(cfg.Calendar.Holidays), "[2026-12-25 2026-12-26]"},
 		{"standup", cfg.Standup, StandupConfig{Time: "10:30", TimeZone: "Asia/Tokyo"}},
@@ -389,6 +394,8 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"trials zero", func(c *Config) { c.Forecast.Trials = 0 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"trials too many", func(c *Config) { c.Forecast.Trials = 100001 }, "config: COMMITEA_FORECAST_TRIALS (forecast.trials): must be between 1 and 100000"},
 		{"stale", func(c *Config) { c.Lifecycle.StaleWorkingDays = 0 }, "config: COMMITEA_STALE_WORKING_DAYS (lifecycle.stale_working_days): must be between 1 and 365"},
+		{"flow window", func(c *Config) { c.Flow.WindowDays = 3 }, "config: COMMITEA_FLOW_WINDOW_DAYS (flow.window_days): must be between 7 and 730"},
+		{"sle", func(c *Config) { c.Flow.SLEPercentile = 100 }, "config: COMMITEA_FLOW_SLE_PERCENTILE (flow.sle_percentile): must be between 50 and 99"},
 		{"hours", func(c *Config) { c.Calendar.HoursPerDay = 25 }, "config: COMMITEA_CALENDAR_HOURS_PER_DAY (calendar.hours_per_day): must be more than 0"},
 		{"working days empty", func(c *Config) { c.Calendar.WorkingDays = nil }, "config: COMMITEA_CALENDAR_WORKING_DAYS (calendar.working_days): must name at least one weekday"},
 		{"working day name", func(c *Config) { c.Calendar.WorkingDays = []string{"mon", "funday"} }, `config: COMMITEA_CALENDAR_WORKING_DAYS (calendar.working_days): unknown weekday "funday"`},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -101,10 +100,12 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	m.logger.Info("demo starting", slog.String("database", redactDatabaseURL(dbURL)), slog.String("forge", forge.URL), slog.String("project", forge.Repo()))
 
 	started := func(s serving) {
-		base := "http://" + s.Addr.String()
 		// From now on every change made through the forge's API reaches
-		// the service as a signed webhook, as from a real Gitea.
-		forge.SetHook(base+"/webhooks/gitea", secret)
+		// the service as a signed webhook, as from a real Gitea; the forge
+		// runs in this process, so it posts to the listener itself. The
+		// banner's links use the public URL when one is configured.
+		forge.SetHook("http://"+s.Addr.String()+"/webhooks/gitea", secret)
+		base := cfg.PublicBase(s.Addr)
 		go func() {
 			if err := waitForSnapshot(ctx, s.Pool, s.Projects[0].ID); err != nil {
 				return
@@ -244,10 +245,6 @@ type demoBanner struct {
 // the dashboard, a curl per tool, and an MCP client configuration.
 func printDemoBanner(w io.Writer, b demoBanner) {
 	base, token := b.Base, b.Token
-	hostPort := strings.TrimPrefix(base, "http://")
-	if h, p, err := net.SplitHostPort(hostPort); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
-		base = "http://127.0.0.1:" + p
-	}
 	auth := fmt.Sprintf("-H 'Authorization: Bearer %s' -H 'Content-Type: application/json'", token)
 	tool := func(name, body string) string {
 		return fmt.Sprintf("curl -s %s %s/v1/tools/%s -d '%s'", auth, base, name, body)

@@ -40,26 +40,41 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestDemo runs `commitea demo` as a newcomer would, on a database of its
-// own: it must come up, print working links, and a change made in the forge
-// (an estimate, as apply_changes makes it) must reach the service as a
-// webhook and move the milestone's forecast on the dashboard.
-func TestDemo(t *testing.T) {
-	dbName := fmt.Sprintf("commitea_demo_test_%d", time.Now().UnixNano()%1_000_000)
+// runningDemo is a `commitea demo` started in-process on a free port and a
+// database of its own, dropped when the test ends.
+type runningDemo struct {
+	banner string
+	dash   string // the dashboard link as printed, with its token
+	token  string
+	base   string // http://127.0.0.1:port
+	forge  string
+	db     string
+	out    *syncBuffer
+	errOut *syncBuffer
+	ctx    context.Context
+}
+
+// startDemo runs demo with args after --addr and --database, waits for its
+// banner, and stops it when the test ends.
+func startDemo(t *testing.T, args ...string) *runningDemo {
+	t.Helper()
+	d := &runningDemo{db: fmt.Sprintf("commitea_demo_test_%d", time.Now().UnixNano()%1_000_000), out: &syncBuffer{}, errOut: &syncBuffer{}}
 	t.Cleanup(func() {
 		conn, err := pgx.Connect(context.Background(), storetest.URL())
 		if err != nil {
 			return
 		}
 		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{dbName}.Sanitize()+" WITH (FORCE)")
+		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{d.db}.Sanitize()+" WITH (FORCE)")
 	})
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	m := &Main{Stdout: out, Stderr: errOut, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+	m := &Main{Stdout: d.out, Stderr: d.errOut, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
 	ctx, cancel := context.WithCancel(context.Background())
+	d.ctx = ctx
 	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx, []string{"demo", "--addr", "127.0.0.1:0", "--database", dbName}) }()
-	defer func() {
+	go func() {
+		done <- m.Run(ctx, append([]string{"demo", "--addr", "127.0.0.1:0", "--database", d.db}, args...))
+	}()
+	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -70,27 +85,42 @@ func TestDemo(t *testing.T) {
 			t.Error("demo did not stop within 30s")
 		}
 		_ = m.Close()
-	}()
+	})
 	waitFor(t, "the demo banner", 3*time.Minute, func() bool {
 		select {
 		case err := <-done:
-			t.Fatalf("demo stopped: %v\n%s", err, errOut)
+			t.Fatalf("demo stopped: %v\n%s", err, d.errOut)
 		default:
 		}
-		return strings.Contains(out.String(), "Press Ctrl-C")
+		return strings.Contains(d.out.String(), "Press Ctrl-C")
 	})
-	banner := out.String()
-	find := func(re string) string {
-		m := regexp.MustCompile(re).FindStringSubmatch(banner)
-		if m == nil {
-			t.Fatalf("banner lacks %s:\n%s", re, banner)
-		}
-		return m[1]
+	d.banner = d.out.String()
+	d.dash = d.find(t, `(http://\S+/dashboard/\?token=\S+)`)
+	d.token = d.find(t, `(?m)^Token.*\n\s+(\S+)`)
+	d.forge = d.find(t, `forge\s+(http://\S+)`)
+	d.base = strings.Split(d.dash, "/dashboard/")[0]
+	return d
+}
+
+// find returns the first group of re in the banner.
+func (d *runningDemo) find(t *testing.T, re string) string {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(d.banner)
+	if m == nil {
+		t.Fatalf("banner lacks %s:\n%s", re, d.banner)
 	}
-	dash := find(`(http://\S+/dashboard/\?token=\S+)`)
-	token := find(`(?m)^Token.*\n\s+(\S+)`)
-	forge := find(`forge\s+(http://\S+)`)
-	base := strings.Split(dash, "/dashboard/")[0]
+	return m[1]
+}
+
+// TestDemo runs `commitea demo` as a newcomer would, on a database of its
+// own: it must come up, print working links, and a change made in the forge
+// (an estimate, as apply_changes makes it) must reach the service as a
+// webhook and move the milestone's forecast on the dashboard.
+func TestDemo(t *testing.T) {
+	d := startDemo(t)
+	ctx := d.ctx
+	banner, dash, token, forge, base := d.banner, d.dash, d.token, d.forge, d.base
+	find := func(re string) string { return d.find(t, re) }
 	for _, tool := range []string{"query_project", "apply_changes", "record_directive", "capture_work"} {
 		if !strings.Contains(banner, "/v1/tools/"+tool) {
 			t.Errorf("banner has no curl for %s", tool)
@@ -130,7 +160,7 @@ func TestDemo(t *testing.T) {
 	}
 
 	// The imported project: 400+ issues, four milestones, one hard.
-	pool, err := store.Open(ctx, mustDatabaseURL(t, dbName))
+	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
 	if err != nil {
 		t.Fatal(err)
 	}

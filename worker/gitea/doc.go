@@ -11,7 +11,10 @@
 // requests (state all), labels, milestones (state all), tracked times,
 // repository comments and an issue's dependencies; getting and creating an
 // issue; creating a label; adding, replacing, removing and clearing an
-// issue's labels; editing an issue and a milestone. The SDK's results are
+// issue's labels; editing an issue and a milestone; and, for sign-in
+// (access.go), a person's permission on a repository (the
+// collaborator-permission endpoint, read with CommiTea's token), the
+// repository's visibility and the user a token belongs to. The SDK's results are
 // converted into this package's types (sdkconvert.go), so callers see one
 // set of types for API reads and webhooks alike. The SDK's edit options
 // have no omitempty and send unset fields as "title": "" and null; Gitea

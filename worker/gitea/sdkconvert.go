@@ -105,7 +105,7 @@ func repositoryFromSDK(r *sdk.Repository) *Repository {
 		return nil
 	}
 	return &Repository{ID: r.ID, Owner: userFromSDK(r.Owner), Name: r.Name, FullName: r.FullName,
-		HTMLURL: r.HTMLURL, DefaultBranch: r.DefaultBranch}
+		HTMLURL: r.HTMLURL, DefaultBranch: r.DefaultBranch, Private: r.Private}
 }
 
 func branchFromSDK(b *sdk.PRBranchInfo) *PRBranch {

@@ -56,6 +56,7 @@ type Repository struct {
 	FullName      string `json:"full_name"`
 	HTMLURL       string `json:"html_url"`
 	DefaultBranch string `json:"default_branch"`
+	Private       bool   `json:"private"`
 }
 
 // PullRequestMeta marks an issue that is a pull request; the issues API and

@@ -1,13 +1,61 @@
 // Package standup computes a project's daily standup from its snapshots,
 // renders it as text and delivers it to sinks.
 //
-// Everything in a standup is computed here, deterministically: drift (each
-// milestone whose p50 or p80 moved by at least one working day since the
-// previous standup, with its causes), a plan per person (done since the last
-// standup, now, next, blocked) and stale blockers. A language model may
-// phrase the result (Phraser); its prose is kept only when every number and
-// date in it appears in the report (package prose checks that), otherwise
-// the deterministic template is used.
+// Everything in a standup is computed here, deterministically: the
+// milestones at risk (open work and a p80 after the due date, the runway's
+// amber and red), each with its chance of making the date and the issues on
+// its critical chain; drift (each milestone whose p50 or p80 moved by at
+// least one working day since the previous standup, with its causes); a
+// plan per person (their capacity, done since the last standup, now, next,
+// blocked), where work on a milestone's critical chain is flagged; and
+// stale blockers. A language model may phrase the result (Phraser); its
+// prose is kept only when every number and date in it appears in the
+// report (package prose checks that), otherwise the deterministic template
+// is used.
+//
+// # Critical chains
+//
+// An issue is on its milestone's critical chain when it lay on it in at
+// least half the Monte Carlo trials (IssueForecast.CriticalFreq ≥ 0.5).
+// An at-risk milestone lists up to five such issues, most frequent first;
+// when none reaches half (the chain changes from trial to trial) it lists
+// its three most frequent links with their shares, so the reader still sees
+// where to look. Now, next and blocked work at or above the bar carries a
+// CriticalFlag naming the milestone, the share and whether the milestone
+// is at risk.
+//
+// # Sections: the report's structure and how to extend it
+//
+// A Report holds typed data, one field per part (AtRisk, Drift, Plan,
+// StaleBlockers), and Report.Sections presents it as a reader sees it: a
+// list of Section values, each a heading and Entries. An Entry has a
+// Subject (an issue by number, a person by login, a milestone by title:
+// Subject.Mention is the name prose uses), the rest of its line, Flags
+// (critical chain, hard deadline, late, blocked) and sub-entries grouped
+// by Role (a milestone's critical chain; a person's done, now, next,
+// blocked; a drift's causes). Everything that shows a standup walks
+// Sections: Template (and so the prose fallback and every sink), the
+// dashboard's standup page, and Report.Subjects, the flat list of every
+// subject a complete text names, which a completeness check of model prose
+// compares against without knowing any section.
+//
+// To add a section (aging work, say):
+//
+//  1. give Report a field for its data, with a JSON name, and fill it in
+//     Build from Input (add to Input or Snapshot what it needs);
+//  2. write a method returning its Section, with a SectionX key constant,
+//     every item an Entry whose Subject is the issue, person or milestone
+//     it is about;
+//  3. append it to the list in Report.Sections.
+//
+// Template, the page, Subjects and the prose facts (every field of the
+// report but the baseline) then include it with no other change. To add to
+// an existing section (the best rescue option of an at-risk milestone, say)
+// add a field to its data type (AtRiskMilestone) and a sub-entry with a
+// role of its own in that section's method. A stored standup is the
+// Report's JSON, so new fields must tolerate being absent in older ones.
+//
+// # Baselines
 //
 // The previous standup's snapshot may have been pruned by the time the next
 // standup runs (snapshots are kept by count, and a weekend of recomputes

@@ -37,7 +37,11 @@ type Snapshot struct {
 	ComputedAt  time.Time
 	Statuses    []scheduler.IssueStatus
 	Calibration scheduler.Calibration
-	Forecast    scheduler.Forecast
+	// Forecast needs, per issue, P50, CriticalFreq and Assignee, and its
+	// milestones whole.
+	Forecast scheduler.Forecast
+	// Capacity is the runway's per-person capacity and load (optional).
+	Capacity []scheduler.RunwayCapacity
 }
 
 // Issue is what a standup needs of a mirrored issue besides its status.
@@ -58,18 +62,20 @@ type Transition struct {
 }
 
 // Report is a computed standup. Dates are local dates (YYYY-MM-DD) in the
-// standup's time zone.
+// standup's time zone. Each list is one section of the report as a reader
+// sees it (Sections, sections.go); a new section adds its field here.
 type Report struct {
-	Project         string         `json:"project"`
-	Day             string         `json:"day"`
-	Weekday         string         `json:"weekday"`
-	Since           string         `json:"since,omitempty"` // the previous standup's day
-	SnapshotVersion int64          `json:"snapshotVersion"`
-	FirstStandup    bool           `json:"firstStandup,omitempty"`
-	Drift           []Drift        `json:"drift"`
-	Plan            []PersonPlan   `json:"plan"`
-	StaleBlockers   []StaleBlocker `json:"staleBlockers"`
-	Baseline        Baseline       `json:"baseline"`
+	Project         string            `json:"project"`
+	Day             string            `json:"day"`
+	Weekday         string            `json:"weekday"`
+	Since           string            `json:"since,omitempty"` // the previous standup's day
+	SnapshotVersion int64             `json:"snapshotVersion"`
+	FirstStandup    bool              `json:"firstStandup,omitempty"`
+	AtRisk          []AtRiskMilestone `json:"atRisk"`
+	Drift           []Drift           `json:"drift"`
+	Plan            []PersonPlan      `json:"plan"`
+	StaleBlockers   []StaleBlocker    `json:"staleBlockers"`
+	Baseline        Baseline          `json:"baseline"`
 }
 
 // Drift is one milestone whose p50 or p80 moved by a working day or more.
@@ -129,14 +135,20 @@ type Reestimate struct {
 // PersonPlan is one person's part of the standup. Each list is capped;
 // the More counts say how many were left out.
 type PersonPlan struct {
-	Login       string `json:"login"`
-	Done        []Item `json:"done,omitempty"`
-	Now         []Item `json:"now,omitempty"`
-	Next        []Item `json:"next,omitempty"`
-	Blocked     []Item `json:"blocked,omitempty"`
-	MoreDone    int    `json:"moreDone,omitempty"`
-	MoreNow     int    `json:"moreNow,omitempty"`
-	MoreBlocked int    `json:"moreBlocked,omitempty"`
+	Login string `json:"login"`
+	// HoursPerWeek, LoadWeeks and FreeFrom are the runway's capacity of
+	// the person: focused hours a week, scheduled work in weeks of them,
+	// and the median date they run out of work. Zero when unknown.
+	HoursPerWeek float64 `json:"hoursPerWeek,omitempty"`
+	LoadWeeks    float64 `json:"loadWeeks,omitempty"`
+	FreeFrom     string  `json:"freeFrom,omitempty"`
+	Done         []Item  `json:"done,omitempty"`
+	Now          []Item  `json:"now,omitempty"`
+	Next         []Item  `json:"next,omitempty"`
+	Blocked      []Item  `json:"blocked,omitempty"`
+	MoreDone     int     `json:"moreDone,omitempty"`
+	MoreNow      int     `json:"moreNow,omitempty"`
+	MoreBlocked  int     `json:"moreBlocked,omitempty"`
 }
 
 // Item is one issue in a plan.
@@ -146,6 +158,9 @@ type Item struct {
 	State     scheduler.State `json:"state,omitempty"`
 	P50       string          `json:"p50,omitempty"`
 	BlockedBy []int64         `json:"blockedBy,omitempty"`
+	// Critical is set when the issue is on its milestone's critical chain
+	// in at least half the trials.
+	Critical *CriticalFlag `json:"critical,omitempty"`
 }
 
 // StaleBlocker is a stale issue that other open issues wait for.
@@ -217,7 +232,7 @@ func Build(in Input) Report {
 	r := Report{
 		Project: in.Project, Day: day.Format(time.DateOnly), Weekday: day.Weekday().String(),
 		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil,
-		Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
+		AtRisk: []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
 	}
 	if in.Previous != nil {
 		r.Since = date(in.Previous.At)
@@ -244,7 +259,8 @@ func Build(in Input) Report {
 	if in.Previous != nil {
 		r.Drift = drift(in, date, r.Baseline, status)
 	}
-	r.Plan = plans(in, date, status, issues, fc)
+	r.AtRisk = atRisk(in, date, issues)
+	r.Plan = plans(in, date, status, issues, fc, r.AtRisk)
 	r.StaleBlockers = staleBlockers(in, status, issues)
 	return r
 }
@@ -408,7 +424,15 @@ func capList(ns []int64) []int64 {
 // an unassigned open issue belongs, for "next", to whom the schedule gave
 // it most often.
 func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.IssueStatus,
-	issues map[int64]*Issue, fc map[int64]*scheduler.IssueForecast) []PersonPlan {
+	issues map[int64]*Issue, fc map[int64]*scheduler.IssueForecast, risky []AtRiskMilestone) []PersonPlan {
+	titles := make(map[int64]string, len(in.Snapshot.Forecast.Milestones))
+	for _, m := range in.Snapshot.Forecast.Milestones {
+		titles[m.ID] = m.Title
+	}
+	atRisk := make(map[int64]bool, len(risky))
+	for _, m := range risky {
+		atRisk[m.Milestone] = true
+	}
 	by := map[string]*PersonPlan{}
 	person := func(login string) *PersonPlan {
 		p := by[login]
@@ -431,6 +455,9 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 		}
 		if f := fc[n]; f != nil {
 			it.P50 = date(f.P50)
+		}
+		if it.State != scheduler.Done {
+			it.Critical = criticalFlag(n, issues, fc, titles, atRisk)
 		}
 		return it
 	}
@@ -512,8 +539,15 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 		}
 		return out, max(len(ns)-maxItems, 0)
 	}
+	capacity := make(map[string]scheduler.RunwayCapacity, len(in.Snapshot.Capacity))
+	for _, c := range in.Snapshot.Capacity {
+		capacity[c.Login] = c
+	}
 	out := make([]PersonPlan, 0, len(by))
 	for login, p := range by {
+		if c, ok := capacity[login]; ok {
+			p.HoursPerWeek, p.LoadWeeks, p.FreeFrom = roundTenth(c.HoursPerWeek), c.LoadWeeks, date(c.FreeFromP50)
+		}
 		slices.SortFunc(p.Done, func(a, b Item) int { return cmp.Compare(a.Number, b.Number) })
 		p.Done, p.MoreDone = capItems(p.Done)
 		p.Now, p.MoreNow = items(nowOf[login])

@@ -2,6 +2,7 @@ package standup
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -40,7 +41,7 @@ const (
 // phraseInstructions tell the model what it may and may not do.
 const phraseInstructions = `Rewrite the daily standup below as a short, friendly message for the team.
 Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written.
-Keep issue numbers as #N. Mention every milestone that drifted and its causes, each person's plan, and the stale blockers.
+Keep issue numbers as #N. Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), and the stale blockers.
 Answer with the message text only.`
 
 // Prompt returns the phrasing request for a report.
@@ -49,27 +50,29 @@ func Prompt(r Report) PhraseRequest {
 }
 
 // factsOf is the report without its baseline, which is bookkeeping for the
-// next standup and not something prose may cite.
-func factsOf(r Report) any {
-	r.Baseline = Baseline{}
-	type shown struct {
-		Project         string         `json:"project"`
-		Day             string         `json:"day"`
-		Weekday         string         `json:"weekday"`
-		Since           string         `json:"since,omitempty"`
-		SnapshotVersion int64          `json:"snapshotVersion"`
-		FirstStandup    bool           `json:"firstStandup,omitempty"`
-		Drift           []Drift        `json:"drift"`
-		Plan            []PersonPlan   `json:"plan"`
-		StaleBlockers   []StaleBlocker `json:"staleBlockers"`
+// next standup and not something prose may cite. Every other field is a
+// fact, sections added later included.
+func factsOf(r Report) (any, error) {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("facts of standup: %w", err)
 	}
-	return shown{r.Project, r.Day, r.Weekday, r.Since, r.SnapshotVersion, r.FirstStandup, r.Drift, r.Plan, r.StaleBlockers}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("facts of standup: %w", err)
+	}
+	delete(m, "baseline")
+	return m, nil
 }
 
 // Facts are the numbers and dates a standup's prose may state; "tomorrow"
 // and "next week" count from the standup's day.
 func Facts(r Report, loc *time.Location) (*prose.Facts, error) {
-	f, err := prose.FactsOf(loc, factsOf(r))
+	shown, err := factsOf(r)
+	if err != nil {
+		return nil, err
+	}
+	f, err := prose.FactsOf(loc, shown)
 	if err != nil {
 		return nil, err
 	}
@@ -106,81 +109,48 @@ func Text(ctx context.Context, r Report, loc *time.Location, p Phraser, log *slo
 	return out, SourceModel
 }
 
-// Template renders a report as plain text (readable as Markdown too).
+// Template renders a report as plain text (readable as Markdown too), one
+// block per section: each entry on a line with its flags in brackets, its
+// sub-entries of one role on one indented line, others on lines of their
+// own.
 func Template(r Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Standup for %s, %s %s\n", r.Project, r.Weekday, r.Day)
-
-	b.WriteString("\nDrift")
-	switch {
-	case r.FirstStandup:
-		b.WriteString(": first standup, nothing to compare against yet.\n")
-	case len(r.Drift) == 0:
-		fmt.Fprintf(&b, " since %s: no milestone moved by a working day or more.\n", r.Since)
-	default:
-		fmt.Fprintf(&b, " since %s:\n", r.Since)
-		for _, d := range r.Drift {
-			fmt.Fprintf(&b, "- %s", d.Title)
-			if d.Due != "" {
-				fmt.Fprintf(&b, " (due %s)", d.Due)
-			}
-			fmt.Fprintf(&b, ": p50 %s -> %s (%s), p80 %s -> %s (%s)\n",
-				d.P50Before, d.P50After, signedDays(d.P50Days), d.P80Before, d.P80After, signedDays(d.P80Days))
-			for _, c := range d.Causes {
-				fmt.Fprintf(&b, "  - %s\n", causeText(c))
-			}
+	for _, s := range r.Sections() {
+		b.WriteString("\n" + s.Heading)
+		if s.Intro != "" {
+			b.WriteString(" " + s.Intro)
 		}
-	}
-
-	b.WriteString("\nPlan:\n")
-	if len(r.Plan) == 0 {
-		b.WriteString("- nobody has assigned or scheduled work.\n")
-	}
-	for _, p := range r.Plan {
-		fmt.Fprintf(&b, "- %s\n", p.Login)
-		line := func(label string, items []Item, more int, withP50 bool) {
-			if len(items) == 0 {
-				return
-			}
-			parts := make([]string, 0, len(items))
-			for _, it := range items {
-				s := fmt.Sprintf("#%d %s", it.Number, it.Title)
-				if len(it.BlockedBy) > 0 {
-					s += " (waits for " + refs(it.BlockedBy) + ")"
-				} else if withP50 && it.P50 != "" {
-					s += " (p50 " + it.P50 + ")"
+		if len(s.Entries) == 0 {
+			b.WriteString(": " + s.Empty + "\n")
+			continue
+		}
+		b.WriteString(":\n")
+		for _, e := range s.Entries {
+			b.WriteString("- " + entryLine(e) + "\n")
+			for _, g := range e.Groups() {
+				if g.Role == "" {
+					b.WriteString("  - " + entryLine(g.Entries[0]) + "\n")
+					continue
 				}
-				parts = append(parts, s)
+				parts := make([]string, len(g.Entries))
+				for i, sub := range g.Entries {
+					parts[i] = entryLine(sub)
+				}
+				b.WriteString("  " + g.Role + ": " + strings.Join(parts, "; ") + "\n")
 			}
-			if more > 0 {
-				parts = append(parts, fmt.Sprintf("%d more", more))
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", label, strings.Join(parts, "; "))
 		}
-		line("done", p.Done, p.MoreDone, false)
-		line("now", p.Now, p.MoreNow, true)
-		line("next", p.Next, 0, true)
-		line("blocked", p.Blocked, p.MoreBlocked, false)
-	}
-
-	b.WriteString("\nStale blockers")
-	if len(r.StaleBlockers) == 0 {
-		b.WriteString(": none.\n")
-		return b.String()
-	}
-	b.WriteString(":\n")
-	for _, s := range r.StaleBlockers {
-		who := s.Assignee
-		if who == "" {
-			who = "unassigned"
-		}
-		fmt.Fprintf(&b, "- #%d %s (%s, %s): idle %s, blocks %s", s.Number, s.Title, who, s.State, workingDays(s.IdleDays), refs(s.Blocks))
-		if extra := s.BlocksCount - len(s.Blocks); extra > 0 {
-			fmt.Fprintf(&b, " and %d more", extra)
-		}
-		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// entryLine is an entry's subject, text and flags on one line.
+func entryLine(e Entry) string {
+	line := e.Subject.Label() + e.Text
+	for _, f := range e.Flags {
+		line += " [" + f.Text + "]"
+	}
+	return line
 }
 
 func causeText(c Cause) string {

@@ -341,10 +341,12 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	consequence := b.consequence(ctx)
 	if destructive := b.destructive(); len(destructive) > 0 && !in.Approved {
 		s.audit(ctx, p.ID, "apply_changes", c, in, "needs_approval", map[string]any{"consequence": consequence, "destructive": destructive})
-		return Answer[ApplyChangesOutput]{}, Errorf(CodeNeedsApproval, "approved",
+		e := Errorf(CodeNeedsApproval, "approved",
 			"nothing was applied: op(s) %s are destructive and need approved: true. Consequence preview: %s. "+
 				"Show this to the PM; once they approve, send the same batch with approved: true (a token with the approve scope).",
 			strings.Join(destructive, ", "), consequence)
+		e.Preview = consequence
+		return Answer[ApplyChangesOutput]{}, e
 	}
 	if s.Write.Gitea == nil {
 		return Answer[ApplyChangesOutput]{}, Errorf(CodeGiteaUnavailable, "", "this CommiTea has no Gitea client configured; nothing was applied")

@@ -48,11 +48,14 @@ const (
 	ScopeApprove = "approve"
 )
 
-// Error is a tool failure as the caller sees it.
+// Error is a tool failure as the caller sees it. Preview is the
+// engine's consequence preview of a NEEDS_APPROVAL batch, apart from the
+// message so that a client can show it to the person who must approve.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	Preview string `json:"preview,omitempty"`
 }
 
 func (e *Error) Error() string {

@@ -12,7 +12,7 @@ import (
 )
 
 // The standup view: the latest standup the daily job stored (drift,
-// per-person plan, stale blockers), or a plain statement that there is
+// per-person plan, stale blockers; at-risk milestones in newer ones), or a plain statement that there is
 // none yet. The assignee filter keeps that person's plan; the limit caps
 // each list; the baseline the next standup diffs against stays out.
 
@@ -49,7 +49,7 @@ func (q *query) standup(ctx context.Context) (Answer[any], error) {
 	out := StandupView{Standup: &StoredStandup{Day: day(s.Day), CreatedAt: s.CreatedAt, SnapshotVersion: s.SnapshotVersion,
 		Content: content, Text: Truncate(s.Text, MaxStandupTextBytes)}}
 	out.Meta = q.meta()
-	return Answer[any]{Data: out, Instruction: "Relay the standup of " + out.Standup.Day + ": drift first, then each person's plan, then stale blockers."}, nil
+	return Answer[any]{Data: out, Instruction: "Relay the standup of " + out.Standup.Day + ": at-risk milestones first, then drift, each person's plan, and stale blockers."}, nil
 }
 
 // standupContent trims a stored report for the view.
@@ -59,8 +59,8 @@ func (q *query) standupContent(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	delete(report, "baseline")
-	lists := map[string]string{"drift": "drift: no milestone moved since the last standup", "plan": "plan: nobody has a plan in this standup",
-		"staleBlockers": "staleBlockers: no stale blocker"}
+	lists := map[string]string{"atRisk": "atRisk: no milestone at risk", "drift": "drift: no milestone moved since the last standup",
+		"plan": "plan: nobody has a plan in this standup", "staleBlockers": "staleBlockers: no stale blocker"}
 	for key, empty := range lists {
 		var items []json.RawMessage
 		if b, ok := report[key]; ok && string(b) != "null" {

@@ -70,6 +70,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	st       *state
+	acct     accounts
 	requests []Request
 	faults   []Fault
 
@@ -102,6 +103,9 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("seed fake gitea: %w", err)
 	}
 	s := &Server{opts: opts, st: st}
+	if err := s.acct.load(); err != nil {
+		return nil, fmt.Errorf("seed fake gitea accounts: %w", err)
+	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.URL = "http://" + s.srv.Listener.Addr().String()
 	if opts.Generate != nil {
@@ -110,6 +114,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("generate fake gitea project: %w", err)
 		}
 	}
+	s.seedCollaborators()
 	s.hooks.init(opts.HookClient)
 	s.hooks.set(opts.HookURL, opts.HookSecret)
 	s.srv.Start()
@@ -211,16 +216,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	var rep reply
-	if !s.authorized(r) {
-		rep.status, rep.body = s.apiError(http.StatusUnauthorized, "token is required")
-	} else if !strings.HasPrefix(r.URL.Path, "/api/v1/") {
-		rep.status, rep.body = s.notFound()
-	} else {
-		s.mu.Lock()
-		rep = s.route(r.Method, path, r.URL.Query(), body)
-		s.mu.Unlock()
+	if !strings.HasPrefix(r.URL.Path, "/api/v1/") {
+		s.serveWeb(w, r, body)
+		return
 	}
+	var rep reply
+	s.mu.Lock()
+	doer, tok, ok := s.doer(r)
+	switch {
+	case !ok:
+		rep.status, rep.body = s.apiError(http.StatusUnauthorized, "token is required")
+	case !tok.allows(r.Method, path):
+		rep.status, rep.body = s.apiError(http.StatusForbidden, "token does not have at least one of required scope(s): "+strings.Join(tok.scopes, ","))
+	default:
+		var handled bool
+		if rep, handled = s.routeAccount(doer, r.Method, path, body); !handled {
+			rep = s.route(r.Method, path, r.URL.Query(), body)
+		}
+	}
+	s.mu.Unlock()
 	for k, vs := range rep.header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -253,16 +267,6 @@ func (s *Server) takeFault(method, path string) (Fault, bool) {
 	return Fault{}, false
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok {
-		return false
-	}
-	scheme = strings.ToLower(scheme)
-	return (scheme == "token" || scheme == "bearer") && strings.TrimSpace(tok) == s.opts.Token
-}
-
 // route dispatches on the path segments below /api/v1. Called with mu held.
 func (s *Server) route(method, path string, q url.Values, body []byte) reply {
 	seg := strings.Split(strings.Trim(path, "/"), "/")
@@ -271,9 +275,6 @@ func (s *Server) route(method, path string, q url.Values, body []byte) reply {
 
 	if len(seg) == 1 && seg[0] == "version" && method == http.MethodGet {
 		return ok(http.StatusOK, obj{"version": "9.0.0-dev-1554-5e777a43a1+gitea-1.22.0"})
-	}
-	if len(seg) == 1 && seg[0] == "user" && method == http.MethodGet {
-		return ok(http.StatusOK, s.st.users["ceo"])
 	}
 	if len(seg) < 3 || seg[0] != "repos" {
 		return fail(s.notFound())

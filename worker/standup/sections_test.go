@@ -1,0 +1,138 @@
+package standup
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/worker/prose"
+)
+
+// atRiskDay is twoDays with v1.0 at risk (p80 after its hard due date,
+// 12% chance), #22 (est/xl, on v1.0's critical chain in 88% of trials)
+// scheduled next for dana, #11 on the chain in 64%, and v2.0 without a
+// due date, whose #30 is on its own chain.
+func atRiskDay() Input {
+	in := twoDays()
+	ms := in.Snapshot.Forecast.Milestones
+	ms[0].Open, ms[0].Hard, ms[0].PDue, ms[0].SlackDays = 3, true, 0.1234, -1.5
+	ms[1].Open = 1
+	in.Snapshot.Statuses = append(in.Snapshot.Statuses, scheduler.IssueStatus{Number: 22, State: scheduler.Triage, Estimate: "xl"})
+	in.Issues = append(in.Issues, Issue{Number: 22, Title: "Payment gateway", Milestone: 1})
+	fs := in.Snapshot.Forecast.Issues
+	for i := range fs {
+		switch fs[i].Number {
+		case 11:
+			fs[i].CriticalFreq = 0.64
+		case 20:
+			fs[i].CriticalFreq = 0.3
+		case 30:
+			fs[i].CriticalFreq = 0.71
+		}
+	}
+	in.Snapshot.Forecast.Issues = append(fs, scheduler.IssueForecast{Number: 22, P50: at(9), Assignee: "dana", Unassigned: true, CriticalFreq: 0.88})
+	in.Snapshot.Capacity = []scheduler.RunwayCapacity{{Login: "dana", HoursPerWeek: 9, LoadWeeks: 4.4, FreeFromP50: at(30)}}
+	return in
+}
+
+func TestAtRiskMilestonesAndTheirChains(t *testing.T) {
+	r := Build(atRiskDay())
+	if len(r.AtRisk) != 1 {
+		t.Fatalf("at risk = %+v, want v1.0 only (v2.0 has no due date)", r.AtRisk)
+	}
+	a := r.AtRisk[0]
+	if a.Milestone != 1 || a.Title != "v1.0" || !a.Hard || a.Late || a.Chance != 0.12 || a.Due != "2026-12-16" || a.P80 != "2026-12-18" || a.Open != 3 {
+		t.Errorf("at risk = %+v", a)
+	}
+	var chain []int64
+	for _, c := range a.Chain {
+		chain = append(chain, c.Number)
+	}
+	if !slices.Equal(chain, []int64{22, 11}) || a.Chain[0].Share != 0.88 || a.Chain[0].Assignee != "dana" {
+		t.Errorf("chain = %+v, want #22 (88%%, dana) then #11; #20 is under half the trials", a.Chain)
+	}
+	// When no issue is on the chain in half the trials, the likeliest
+	// links are listed all the same.
+	in := atRiskDay()
+	for i := range in.Snapshot.Forecast.Issues {
+		in.Snapshot.Forecast.Issues[i].CriticalFreq /= 4
+	}
+	if c := Build(in).AtRisk[0].Chain; len(c) != 3 || c[0].Number != 22 {
+		t.Errorf("weak chain = %+v, want the three likeliest", c)
+	}
+}
+
+func TestPlanFlagsCriticalChainWork(t *testing.T) {
+	r := Build(atRiskDay())
+	var dana, bob PersonPlan
+	for _, p := range r.Plan {
+		switch p.Login {
+		case "dana":
+			dana = p
+		case "bob":
+			bob = p
+		}
+	}
+	if len(dana.Next) != 1 || dana.Next[0].Number != 22 || dana.HoursPerWeek != 9 || dana.LoadWeeks != 4.4 || dana.FreeFrom != "2026-12-31" {
+		t.Fatalf("dana = %+v", dana)
+	}
+	if c := dana.Next[0].Critical; c == nil || c.Milestone != 1 || c.Share != 0.88 || !c.AtRisk {
+		t.Errorf("dana's next #22 flag = %+v, want v1.0 at 88%%, at risk", c)
+	}
+	if c := bob.Next[1].Critical; bob.Next[1].Number != 30 || c == nil || c.AtRisk {
+		t.Errorf("bob's #30 flag = %+v, want v2.0's chain, not at risk", c)
+	}
+	if bob.Next[0].Critical != nil {
+		t.Errorf("bob's #21 has no milestone, flagged %+v", bob.Next[0].Critical)
+	}
+	text := Template(r)
+	for _, want := range []string{
+		"At risk:\n- v1.0 (due 2026-12-16): 12% chance to make it; p50 2026-12-15, p80 2026-12-18, slack -1.5 working days, 3 open [hard deadline]\n" +
+			"  critical chain: #22 Payment gateway (88% of trials, dana); #11 Session store (64% of trials, ann)\n",
+		"- dana (9 h a week, 4.4 weeks of work, free from 2026-12-31)\n  next: #22 Payment gateway (p50 2026-12-10) [critical chain of v1.0 in 88% of trials, which is at risk]\n",
+		"now: #11 Session store (p50 2026-12-04) [critical chain of v1.0 in 64% of trials, which is at risk]",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("template lacks %q:\n%s", want, text)
+		}
+	}
+	facts, err := Facts(r, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prose.Check(text, facts); err != nil {
+		t.Errorf("the template does not pass its own check: %v\n%s", err, text)
+	}
+}
+
+func TestSectionsNameEverySubject(t *testing.T) {
+	r := Build(atRiskDay())
+	var keys []string
+	for _, s := range r.Sections() {
+		keys = append(keys, s.Key)
+	}
+	if !slices.Equal(keys, []string{SectionAtRisk, SectionDrift, SectionPlan, SectionStaleBlockers}) {
+		t.Errorf("sections = %v", keys)
+	}
+	var mentions []string
+	for _, s := range r.Subjects() {
+		mentions = append(mentions, s.Mention())
+	}
+	// Every at-risk milestone, every critical-chain issue, every person and
+	// every issue of their plans, every drifted milestone, every stale
+	// blocker: each once, in reading order.
+	want := []string{"v1.0", "#22", "#11", "ann", "#10", "#20", "bob", "#21", "#30", "cid", "#40", "dana"}
+	if !slices.Equal(mentions, want) {
+		t.Errorf("subjects = %q, want %q", mentions, want)
+	}
+	// The template mentions every one of them: a text carrying the
+	// report's content can be checked against Subjects.
+	text := Template(r)
+	for _, m := range mentions {
+		if !strings.Contains(text, m) {
+			t.Errorf("template does not mention %s", m)
+		}
+	}
+}
