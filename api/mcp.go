@@ -38,17 +38,12 @@ func mcpHandler(run ToolRunner, version string, log *slog.Logger, keep func(tool
 		if !keep(t) {
 			continue
 		}
-		destructive := t.Destructive
 		srv.AddTool(&mcp.Tool{
 			Name:         t.Name,
 			Description:  t.Description,
 			InputSchema:  t.InputSchema,
 			OutputSchema: t.OutputSchema,
-			Annotations: &mcp.ToolAnnotations{
-				ReadOnlyHint:    t.ReadOnly,
-				DestructiveHint: &destructive,
-				OpenWorldHint:   new(false),
-			},
+			Annotations:  annotations(t.Hints),
 		}, mcpToolHandler(run, t.Name))
 	}
 	// The SDK's DNS-rebinding guard refuses loopback connections whose Host
@@ -57,6 +52,18 @@ func mcpHandler(run ToolRunner, version string, log *slog.Logger, keep func(tool
 	// request here must carry a bearer token, so the guard is off.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, DisableLocalhostProtection: true})
+}
+
+// annotations are a tool's hints as MCP tool annotations, each stated
+// (readOnlyHint and idempotentHint are omitted when false, which is their
+// default).
+func annotations(h tools.Hints) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    h.ReadOnly,
+		DestructiveHint: new(h.Destructive),
+		IdempotentHint:  h.Idempotent,
+		OpenWorldHint:   new(h.OpenWorld),
+	}
 }
 
 func mcpToolHandler(run ToolRunner, name string) mcp.ToolHandler {

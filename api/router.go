@@ -128,7 +128,7 @@ func mountTools(r chi.Router, cfg Config) {
 		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
 	}
 	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
-	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.ReadOnly })
+	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.Scope == tools.ScopeRead })
 	r.With(a.requireToken("")).Handle("/mcp", full)
 	r.With(a.requireToken(tools.ScopeRead)).Handle("/mcp/readonly", readOnly)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/commitea/commitea/worker/tools"
 )
@@ -22,23 +23,23 @@ type ToolRunner interface {
 	Call(ctx context.Context, c tools.Caller, name string, input json.RawMessage) (tools.Envelope, *tools.Error)
 }
 
-// toolInfo is one entry of GET /v1/tools.
+// toolInfo is one entry of GET /v1/tools: the declaration as MCP lists it,
+// with the scope a call needs.
 type toolInfo struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	ReadOnly     bool            `json:"readOnly"`
-	Destructive  bool            `json:"destructive,omitempty"`
-	Scope        string          `json:"scope"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
+	Name         string               `json:"name"`
+	Description  string               `json:"description"`
+	Scope        string               `json:"scope"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations"`
+	InputSchema  json.RawMessage      `json:"inputSchema"`
+	OutputSchema json.RawMessage      `json:"outputSchema"`
 }
 
 func listTools(run ToolRunner) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		var out []toolInfo
 		for _, t := range run.Tools() {
-			out = append(out, toolInfo{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, Destructive: t.Destructive,
-				Scope: t.Scope(), InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
+			out = append(out, toolInfo{Name: t.Name, Description: t.Description, Scope: t.Scope, Annotations: annotations(t.Hints),
+				InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"tools": out})
 	}

@@ -161,7 +161,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 		in.Transitions = append(in.Transitions, standup.Transition{Issue: t.Issue, From: t.From, To: t.To, At: t.At})
 	}
 	r := standup.Build(in)
-	text, source := standup.Text(ctx, r, s.loc(), s.Phraser, s.Log)
+	text, source := standup.Text(ctx, r, standup.Phrasing{Phraser: s.Phraser, Location: s.loc(), Known: standup.KnownOf(in), Log: s.Log})
 	return Generated{Report: r, Text: text, Source: source, SnapshotVersion: head.Version}, nil
 }
 

@@ -416,7 +416,7 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 	if g.Report.Since != standupDay {
 		t.Errorf("since = %q", g.Report.Since)
 	}
-	facts, err := standup.Facts(g.Report, time.UTC)
+	facts, err := standup.Facts(g.Report, standup.Known{}, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}

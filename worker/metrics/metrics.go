@@ -45,12 +45,30 @@ var (
 	}, []string{"tool", "outcome"})
 	modelRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "commitea_model_requests_total",
-		Help: "Language-model requests by role (small, big) and outcome (ok, error, fallback, budget).",
+		Help: "Language-model requests sent, by role (small, big) and outcome (ok, error); failovers, repairs and budget refusals have counters of their own.",
 	}, []string{"role", "outcome"})
 	modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "commitea_model_tokens_total",
 		Help: "Language-model tokens by role and kind (prompt, completion).",
 	}, []string{"role", "kind"})
+	modelFailovers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "commitea_model_failovers_total",
+		Help: "Requests a role's primary model failed and its fallback was asked, by role.",
+	}, []string{"role"})
+	modelRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "commitea_model_repairs_total",
+		Help: "Repair requests after an invalid structured answer, by role and outcome (ok: the second answer was valid; invalid: MODEL_INVALID_OUTPUT).",
+	}, []string{"role", "outcome"})
+	modelBudgetRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "commitea_model_budget_refusals_total",
+		Help: "Model requests refused by a daily budget, by role and limit (requests, tokens, cost_usd).",
+	}, []string{"role", "limit"})
+	proseOutcomes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "commitea_prose_total",
+		Help: "Model prose by use (standup, ask) and outcome: kept; rejected by the check, with the reason " +
+			"(ungrounded, wrong_subject, status, unknown_issue, incomplete, empty); template when no prose came, " +
+			"with the reason (no_model, model_error, budget).",
+	}, []string{"use", "outcome", "reason"})
 	standupDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "commitea_standup_deliveries_total",
 		Help: "Standup deliveries by sink (webhook, slack, matrix, email, gitea) and outcome (ok, error, skipped).",
@@ -61,7 +79,8 @@ var (
 
 func init() {
 	Registry.MustRegister(deliveriesReceived, deliveriesRefused, ingestSeconds, recomputeSeconds,
-		toolCalls, modelRequests, modelTokens, standupDeliveries, snapshotAges,
+		toolCalls, modelRequests, modelTokens, modelFailovers, modelRepairs, modelBudgetRefusals, proseOutcomes,
+		standupDeliveries, snapshotAges,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
@@ -93,6 +112,34 @@ func ModelRequest(role, outcome string, promptTokens, completionTokens int) {
 		modelTokens.WithLabelValues(role, "completion").Add(float64(completionTokens))
 	}
 }
+
+// ModelFailover counts a request of role that went to its fallback.
+func ModelFailover(role string) { modelFailovers.WithLabelValues(role).Inc() }
+
+// ModelRepair counts a repair request of role; ok is whether it gave a
+// valid answer.
+func ModelRepair(role string, ok bool) {
+	outcome := "ok"
+	if !ok {
+		outcome = "invalid"
+	}
+	modelRepairs.WithLabelValues(role, outcome).Inc()
+}
+
+// BudgetRefusal counts a request of role that a daily limit refused; role
+// is "all" for the budget shared by every role.
+func BudgetRefusal(role, limit string) { modelBudgetRefusals.WithLabelValues(role, limit).Inc() }
+
+// Prose outcomes.
+const (
+	ProseKept     = "kept"
+	ProseRejected = "rejected"
+	ProseTemplate = "template"
+)
+
+// Prose counts one piece of model prose of use ("standup", "ask") with its
+// outcome and, unless kept, the reason.
+func Prose(use, outcome, reason string) { proseOutcomes.WithLabelValues(use, outcome, reason).Inc() }
 
 // StandupDelivery counts one standup delivery to sink with its outcome.
 func StandupDelivery(sink, outcome string) { standupDeliveries.WithLabelValues(sink, outcome).Inc() }

@@ -1,67 +1,162 @@
 // Package prose checks text that a language model wrote from deterministic
-// data: every number and every date in the text must appear in that data,
-// or the text is rejected and the caller falls back to its own template.
-// The model phrases; it never gets to state a figure of its own.
+// data: every claim in the text must be a value of the subject it is said
+// of, or the text is rejected and the caller falls back to its own
+// template. The model phrases; it never gets to state a figure of its own,
+// nor one that belongs to something else.
 //
-// What counts: dates (2026-12-01, 12/01, Dec 1, 1 December 2026, weekday
-// names), clock times (09:00), numbers (42, 3.5, 5,000, 85%, #123, the
-// words two to twenty) and words with digits in them (v1.0, dev03), which
-// must appear whole in the data (p10, p50, p80 and p90, the names of the
-// forecast's percentiles, always may). A number in the text matches a
-// number in the data when the data's value, rounded to the decimals the
-// text shows, equals it; a percentage also matches a fraction (0.85 for 85%). Signs are
-// ignored ("+2 working days" matches a shift of 2). A date without a year
-// matches any date of the data on that month and day; a weekday matches
-// when some date of the data falls on it. Relative dates (tomorrow,
-// yesterday, this/next/last week or month) are checked against the day
-// given by SetToday: some date of the data must fall on that day, in that
-// Monday-to-Sunday week or in that month. Without SetToday they pass
-// unchecked; "today" and "now" always pass.
+// # Subjects
+//
+// The data (any JSON-encodable value, as FactsOf reads it) holds subjects:
+// an object with a "number" or an integer "issue" is an issue, one with a
+// "login" or a "who" is a person, one with a "title" and an integer
+// "milestone" or "id" is a milestone. Everything inside a subject's object
+// that is not itself a subject belongs to it (a drift's causes, a
+// milestone's stats and band, an issue's forecast); everything outside any
+// subject belongs to the whole (the standup's day, the snapshot). The same
+// subject seen twice (an issue in a plan and among the stale blockers, a
+// milestone in the drift and in the milestone list) is one subject. An
+// issue inside a person's object, or with an "assignee" or "scheduledFor",
+// belongs to that person; inside a milestone's, or with a "milestone" id,
+// to that milestone. A list of issue numbers ("blocks", "issues",
+// "blockedBy", …) refers to those issues: the object holding it is their
+// context (see binding). Some keys mean something: "due", "p10", "p50",
+// "p80", "p90" (and "p50After", "freeFromP50", …) are the dates of those
+// roles; "pDue" or "chance" is the chance of the due date; "slack" or
+// "slackDays" the working days from the p80 to the due date; "p50Days" and
+// "p80Days" a drift. A list's length is a value of its holder, and so is
+// the count beyond a capped list ("blocksCount" less the length of
+// "blocks").
+//
+// # Names are not claims
+//
+// Issue numbers (#123), issue titles, milestone titles and logins of the
+// data, and those AddNames adds (the project's, beyond one report), are
+// mentions of their subject: the digits in "v1.0 Launch" or "Upgrade to Go
+// 1.26" are names. A milestone whose title starts with a word with digits
+// in it ("v1.0 Launch") is also mentioned by that word, when no other
+// milestone claims it. A #N the project does not have is refused.
+//
+// # Claims
+//
+// Dates (2026-12-01, 12/01, Dec 1, 1 December 2026, "Saturday, November
+// 7, 2026", weekday names), relative dates (tomorrow, yesterday,
+// this/next/last week or month, "in two weeks", "3 days from now"), clock
+// times (09:00), numbers (42, 3.5, 5,000, 85%, the words two to twenty),
+// words with digits in them (v1.0, dev03) that are not names, status words
+// ("on track", "at risk", "late", "ahead of schedule", …) and lateness
+// ("three weeks late", "2 working days behind").
+//
+// A number matches a value when the value, rounded to the decimals the
+// text shows, equals it; signs are ignored ("+2 working days" matches a
+// shift of 2). Units must agree, as the data's keys say them: a number
+// written with days ("4.5 working days") matches only days ("idleDays",
+// "slack", "p50Days"), and after a verb of moving ("slipped 2 working
+// days") only a move ("p50Days", "p80Days"); hours ("11 h") only hours;
+// "N weeks" days by fives or weeks; "N more" only what a list left out
+// ("moreNow", a capped list), of the subject or of the person or milestone
+// whose list it is; a percentage a chance (0.85 for 85%), a fraction or a
+// percentage; a bare number only counts and other plain numbers. A count
+// before the words of one of the data's lists ("3 stale blockers") is that
+// list's length.
+//
+// A date without a year matches a date on that month and day; a weekday a
+// date on that weekday within six days of today; a relative date some
+// date in the span it names, counted from the day SetToday gives in the
+// facts' time zone (without SetToday relative dates are not checked;
+// "today" and "now" always pass). A date with a role word next to it ("p50
+// Dec 3", "lands Dec 3 at p50", "due Dec 10", and "p50 Dec 1 -> Dec 3" for
+// both) must be a date of that role; an issue has no due date, so its
+// "due" is its forecast. A date the data has only as where something
+// moved from ("p50Before") counts only when the text says so ("from Dec
+// 1", "Dec 1 -> Dec 3"). Timestamps in the data are read as dates in the
+// facts' time zone only: the UTC date of 23:30 in Berlin is not a date of
+// the subject. "In 8 working days" is a date that far ahead or a duration
+// of the subject; after a negation ("has not moved in 8 working days")
+// only a duration.
+//
+// Status words are about milestones, with their chance p and slack s: "on
+// track" (or on schedule, on time, on target) means s ≥ 0 and p ≥ 80%;
+// "at risk" (in danger, in trouble) the opposite; "late" (behind, behind
+// schedule, overdue, running late) p < 50%; "ahead of schedule" (ahead of
+// its date) s > 0 and p ≥ 90%; "slipped" (slipping, pushed back) a drift
+// later, or at risk when there is no drift; "moved earlier" (pulled in) a
+// drift earlier. "not", "n't", "no longer" and "never" before them negate
+// them. "N weeks late" (days, working days; behind, early, ahead, past or
+// before its due date) counts from the due date to the p50, in calendar
+// days, working days (Monday to Friday), or calendar weeks rounded.
+//
+// # Binding
+//
+// Text is cut into clauses at sentence ends, semicolons and line breaks.
+// A claim is said of the nearest subject mentioned before it in its
+// clause: "Bruno finishes #432 tomorrow" is about #432. A mention after
+// "for", "in", "of" or "towards" right behind another is a modifier, not a
+// new subject: in "#471 for the v1.0 Launch (likely done Dec 16)" the
+// date is #471's. A run of mentions joined by commas and "and" is one
+// group, whose claims are values of every member, or of an object that
+// lists them all ("#20 and #21 were added (11 h nominal)"); an object
+// that is a subject lends the issues it lists only what the list left out
+// ("blocks #13, #14 and 2 more"). A claim said of a person who holds no
+// such value is said of the nearest issue of the clause (theirs first):
+// in "Tomorrow Bruno finishes #432" the date is #432's. Before any mention
+// in its clause, a claim is a value of the first subject after it; a date
+// after "since" or "as of" anywhere, or after "from", "for" or "until"
+// before any mention, may also be a date of the whole ("Since Nov 30,
+// v1.0 slipped"). A clause that starts with a pronoun ("It lands Dec 3"),
+// or that mentions nothing (the next sentence, an indented line under a
+// mention), is about the first subject of the clause before it on its
+// line, or of the line it is indented under, or the whole; "it" after a
+// person is that clause's issue. A status word with no milestone in its
+// clause is said of every milestone ("All work is on track"), or of every
+// milestone not named earlier when "else", "other" or "the rest" says so
+// ("everything else is on track").
+//
+// Facts.Missing reports which subjects a text never mentions: the
+// standup's completeness check.
 package prose
 
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// Facts are the numbers, dates and clock times a text may mention.
+// Facts are the subjects a text may talk about, with their values, and
+// the values of the whole.
 type Facts struct {
-	numbers   map[float64]bool // absolute values
-	dates     map[civilDate]bool
-	monthDays map[[2]int]bool
-	weekdays  map[time.Weekday]bool
-	clocks    map[string]bool
-	idents    map[string]bool
-	loc       *time.Location
-	today     civilDate // zero: relative dates are not checked
-}
+	loc   *time.Location
+	today civilDate // zero: relative dates are not checked
 
-type civilDate struct {
-	y int
-	m time.Month
-	d int
+	global     values
+	issues     map[int64]*subject
+	milestones []*subject
+	people     map[string]*subject
+	order      []*subject // subjects with an object in the data, as first seen
+	groups     []refGroup
+	clocks     map[string]bool
+	idents     map[string]bool
+	// lists are the lengths of the data's lists of subjects by their key
+	// in words ("stale blockers"), for counts said of them.
+	lists map[string][]float64
+	// pendingMilestone relates issues to milestone ids seen before the
+	// milestone itself.
+	pendingMilestone map[*subject]int64
+	names            []name // built by Check, reset when subjects change
 }
 
 // NewFacts returns empty facts; timestamps added later are read as dates in
-// loc (nil means UTC) as well as in UTC.
+// loc (nil means UTC).
 func NewFacts(loc *time.Location) *Facts {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return &Facts{
-		numbers: map[float64]bool{}, dates: map[civilDate]bool{}, monthDays: map[[2]int]bool{},
-		weekdays: map[time.Weekday]bool{}, clocks: map[string]bool{}, idents: map[string]bool{}, loc: loc,
-	}
+	return &Facts{loc: loc, global: newValues(), issues: map[int64]*subject{}, people: map[string]*subject{},
+		clocks: map[string]bool{}, idents: map[string]bool{}, lists: map[string][]float64{}, pendingMilestone: map[*subject]int64{}}
 }
 
-// FactsOf collects the facts of values: each is encoded to JSON and walked;
-// numbers are taken as they are, strings are read for timestamps, dates,
-// clock times and numbers the same way Check reads text. Object keys are
+// FactsOf collects the facts of values: each is encoded to JSON and walked
+// for subjects and their values (see the package comment). Object keys are
 // not facts.
 func FactsOf(loc *time.Location, values ...any) (*Facts, error) {
 	f := NewFacts(loc)
@@ -73,7 +168,7 @@ func FactsOf(loc *time.Location, values ...any) (*Facts, error) {
 	return f, nil
 }
 
-// AddValue adds the facts of one value, as FactsOf does.
+// AddValue adds the subjects and values of one value, as FactsOf does.
 func (f *Facts) AddValue(v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -85,27 +180,42 @@ func (f *Facts) AddValue(v any) error {
 	if err := dec.Decode(&tree); err != nil {
 		return fmt.Errorf("facts: decode: %w", err)
 	}
-	f.walk(tree)
+	local := newValues()
+	w := walker{f: f, node: &local, holder: true, top: true}
+	w.value("", tree, &f.global, nil)
+	f.resolve()
+	f.names = nil
 	return nil
 }
 
-func (f *Facts) walk(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for _, x := range v {
-			f.walk(x)
+// Names are what a project calls things beyond the data at hand: every
+// issue's title, every milestone's title, every login. A mention of one is
+// a name; a claim said of it must still be one of its values.
+type Names struct {
+	Issues     map[int64]string
+	Milestones []string
+	People     []string
+}
+
+// AddNames adds names.
+func (f *Facts) AddNames(n Names) {
+	for num, title := range n.Issues {
+		s := f.issue(num)
+		if s.title == "" {
+			s.title = strings.TrimSpace(title)
 		}
-	case []any:
-		for _, x := range v {
-			f.walk(x)
-		}
-	case json.Number:
-		if x, err := v.Float64(); err == nil {
-			f.AddNumber(x)
-		}
-	case string:
-		f.AddText(v)
 	}
+	for _, t := range n.Milestones {
+		if t = strings.TrimSpace(t); t != "" {
+			f.milestone(0, t)
+		}
+	}
+	for _, p := range n.People {
+		if p = strings.TrimSpace(p); p != "" {
+			f.person(p)
+		}
+	}
+	f.names = nil
 }
 
 // Location is the time zone the facts read timestamps in.
@@ -115,344 +225,61 @@ func (f *Facts) Location() *time.Location { return f.loc }
 // the facts' location. It adds no date: today is a reference, not a fact.
 func (f *Facts) SetToday(t time.Time) { f.today = civilOf(t.In(f.loc)) }
 
-// AddNumber adds one number.
-func (f *Facts) AddNumber(x float64) { f.numbers[math.Abs(x)] = true }
+// AddNumber adds one number to the whole.
+func (f *Facts) AddNumber(x float64) { f.global.addNumber(x, unitPlain) }
 
-// AddDate adds the date of t, in the facts' location and in UTC.
+// AddDate adds the date of t, in the facts' location, to the whole.
 func (f *Facts) AddDate(t time.Time) {
-	if t.IsZero() {
-		return
+	if !t.IsZero() {
+		f.global.addDate(civilOf(t.In(f.loc)), roleNow)
 	}
-	f.addCivil(civilOf(t.In(f.loc)))
-	f.addCivil(civilOf(t.UTC()))
 }
 
-func (f *Facts) addCivil(c civilDate) {
-	f.dates[c] = true
-	f.monthDays[[2]int{int(c.m), c.d}] = true
-	f.weekdays[time.Date(c.y, c.m, c.d, 12, 0, 0, 0, time.UTC).Weekday()] = true
-}
-
-// AddText adds what a string states: a timestamp, or the dates, clock
-// times and numbers written in it.
+// AddText adds what a string states to the whole: a timestamp, or the
+// dates, clock times and numbers written in it.
 func (f *Facts) AddText(s string) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		f.AddDate(t)
-		return
-	}
-	for _, tok := range scan(s) {
-		switch tok.kind {
-		case tokDate:
-			if tok.year == 0 {
-				f.monthDays[[2]int{int(tok.month), tok.day}] = true
-				continue
-			}
-			f.addCivil(civilDate{tok.year, tok.month, tok.day})
-		case tokClock:
-			f.clocks[tok.text] = true
-		case tokIdent:
-			f.idents[strings.ToLower(tok.text)] = true
-		case tokNumber:
-			f.AddNumber(tok.value)
-		}
-	}
+	local := newValues()
+	w := walker{f: f, node: &local}
+	w.text("", s, &f.global, nil)
 }
 
-// UngroundedError lists what a text states that its data does not.
-type UngroundedError struct {
-	Tokens []string
-}
+// Kind is what a subject is.
+type Kind string
 
-func (e *UngroundedError) Error() string {
-	return "prose states what the data does not: " + strings.Join(e.Tokens, ", ")
-}
-
-// Check returns nil when every number, date and clock time of text appears
-// in facts, and an *UngroundedError naming the rest otherwise.
-func Check(text string, f *Facts) error {
-	var bad []string
-	for _, tok := range scan(text) {
-		if !f.grounds(tok) {
-			bad = append(bad, tok.text)
-		}
-	}
-	if len(bad) > 0 {
-		return &UngroundedError{Tokens: bad}
-	}
-	return nil
-}
-
-func (f *Facts) grounds(t token) bool {
-	switch t.kind {
-	case tokDate:
-		if t.year == 0 {
-			return f.monthDays[[2]int{int(t.month), t.day}]
-		}
-		if f.dates[civilDate{t.year, t.month, t.day}] {
-			return true
-		}
-		// 03/04/2026 reads either way round.
-		return t.swappable && f.dates[civilDate{t.year, time.Month(t.day), int(t.month)}]
-	case tokAmbiguousDate:
-		return f.monthDays[[2]int{int(t.month), t.day}] || f.monthDays[[2]int{t.day, int(t.month)}]
-	case tokWeekday:
-		return f.weekdays[t.weekday]
-	case tokClock:
-		return f.clocks[t.text]
-	case tokIdent:
-		return f.idents[strings.ToLower(t.text)] || quantileNames[strings.ToLower(t.text)]
-	case tokNumber:
-		return f.groundsNumber(t)
-	case tokRelative:
-		return f.groundsRelative(t.text)
-	}
-	return false
-}
-
-// groundsRelative reports whether some date of the data falls in the span
-// a relative date names, counted from today.
-func (f *Facts) groundsRelative(text string) bool {
-	if f.today == (civilDate{}) {
-		return true
-	}
-	day := func(n int) time.Time { return time.Date(f.today.y, f.today.m, f.today.d+n, 12, 0, 0, 0, time.UTC) }
-	words := strings.Fields(strings.ToLower(text))
-	var from, to time.Time
-	switch words[0] {
-	case "tomorrow":
-		from, to = day(1), day(1)
-	case "yesterday":
-		from, to = day(-1), day(-1)
-	default:
-		shift := map[string]int{"this": 0, "next": 1, "last": -1}[words[0]]
-		if words[1] == "week" {
-			monday := -((int(day(0).Weekday()) + 6) % 7)
-			from, to = day(monday+7*shift), day(monday+7*shift+6)
-		} else {
-			from = time.Date(f.today.y, f.today.m+time.Month(shift), 1, 12, 0, 0, 0, time.UTC)
-			to = from.AddDate(0, 1, -1)
-		}
-	}
-	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-		if f.dates[civilOf(d)] {
-			return true
-		}
-	}
-	return false
-}
-
-func (f *Facts) groundsNumber(t token) bool {
-	want := math.Abs(t.value)
-	if f.numbers[want] {
-		return true
-	}
-	scale := math.Pow(10, float64(t.decimals))
-	round := func(x float64) float64 { return math.Round(x*scale) / scale }
-	for x := range f.numbers {
-		if round(x) == want || (t.percent && round(x*100) == want) {
-			return true
-		}
-	}
-	return false
-}
-
-func civilOf(t time.Time) civilDate {
-	y, m, d := t.Date()
-	return civilDate{y, m, d}
-}
-
-type tokenKind int
-
+// The kinds of subjects.
 const (
-	tokNumber tokenKind = iota
-	tokDate
-	tokAmbiguousDate // day and month known, order not: 03/04
-	tokWeekday
-	tokClock
-	tokIdent    // a word with digits in it: v1.0, dev03, p80
-	tokRelative // tomorrow, yesterday, this/next/last week or month
+	KindIssue     Kind = "issue"
+	KindMilestone Kind = "milestone"
+	KindPerson    Kind = "person"
 )
 
-// quantileNames may be written without appearing in the data: they name
-// the forecast's percentiles, not a figure.
-var quantileNames = map[string]bool{"p10": true, "p50": true, "p80": true, "p90": true}
-
-type token struct {
-	kind      tokenKind
-	text      string
-	value     float64
-	decimals  int
-	percent   bool
-	year      int
-	month     time.Month
-	day       int
-	swappable bool
-	weekday   time.Weekday
+// Ref names a subject: an issue by number (and title), a milestone by
+// title, a person by login.
+type Ref struct {
+	Kind   Kind
+	Number int64
+	Name   string
 }
 
-const monthNames = `jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?`
-
-var (
-	reISODate   = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})(?:T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?\b`)
-	reSlashDate = regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?\b`)
-	reMonthDay  = regexp.MustCompile(`(?i)\b(` + monthNames + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
-	reDayMonth  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthNames + `)\b\.?(?:,?\s+(\d{4})\b)?`)
-	reRelative  = regexp.MustCompile(`(?i)\b(?:tomorrow|yesterday|(?:this|next|last)\s+(?:week|month))\b`)
-	reWeekday   = regexp.MustCompile(`(?i)\b(mon|tues|wednes|thurs|fri|satur|sun)day\b`)
-	reClock     = regexp.MustCompile(`\b(\d{1,2}):(\d{2})\b`)
-	reIdent     = regexp.MustCompile(`\b[A-Za-z][A-Za-z_]*[-_]?\d[\w.-]*`)
-	reNumber    = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`)
-	reWord      = regexp.MustCompile(`(?i)\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b`)
-)
-
-var numberWords = map[string]float64{
-	"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-	"eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+func (r Ref) String() string {
+	switch r.Kind {
+	case KindIssue:
+		return fmt.Sprintf("#%d", r.Number)
+	case KindPerson:
+		return "@" + r.Name
+	}
+	return r.Name
 }
 
-var weekdays = map[string]time.Weekday{
-	"mon": time.Monday, "tues": time.Tuesday, "wednes": time.Wednesday, "thurs": time.Thursday,
-	"fri": time.Friday, "satur": time.Saturday, "sun": time.Sunday,
-}
-
-func monthOf(s string) time.Month {
-	s = strings.ToLower(s)
-	for m := time.January; m <= time.December; m++ {
-		if strings.HasPrefix(strings.ToLower(m.String()), s[:3]) {
-			return m
-		}
-	}
-	return 0
-}
-
-// scan finds the dates, clock times and numbers of s. Each part of s is
-// read once: a date's digits are not read again as numbers.
-func scan(s string) []token {
-	var out []token
-	used := make([]bool, len(s))
-	take := func(loc []int) bool {
-		for i := loc[0]; i < loc[1]; i++ {
-			if used[i] {
-				return false
-			}
-		}
-		for i := loc[0]; i < loc[1]; i++ {
-			used[i] = true
-		}
-		return true
-	}
-	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	validDay := func(m time.Month, d int) bool { return m >= 1 && m <= 12 && d >= 1 && d <= 31 }
-
-	for _, m := range reISODate.FindAllStringSubmatchIndex(s, -1) {
-		y, mo, d := atoi(s[m[2]:m[3]]), time.Month(atoi(s[m[4]:m[5]])), atoi(s[m[6]:m[7]])
-		if validDay(mo, d) && take(m[:2]) {
-			out = append(out, token{kind: tokDate, text: s[m[0]:m[1]], year: y, month: mo, day: d})
-		}
-	}
-	// "Dec 1" and "1 December": the month is the first group or the second.
-	for _, form := range []struct {
-		re         *regexp.Regexp
-		monthFirst bool
-	}{{reMonthDay, true}, {reDayMonth, false}} {
-		for _, m := range form.re.FindAllStringSubmatchIndex(s, -1) {
-			month, day := s[m[2]:m[3]], s[m[4]:m[5]]
-			if !form.monthFirst {
-				month, day = day, month
-			}
-			mo, d := monthOf(month), atoi(day)
-			if !validDay(mo, d) || !take(m[:2]) {
-				continue
-			}
-			t := token{kind: tokDate, text: s[m[0]:m[1]], month: mo, day: d}
-			if m[6] >= 0 {
-				t.year = atoi(s[m[6]:m[7]])
-			}
-			out = append(out, t)
-		}
-	}
-	for _, m := range reSlashDate.FindAllStringSubmatchIndex(s, -1) {
-		a, b := atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])
-		// "3.5" is a number, not the 3rd of May: a dotted pair without a
-		// year is left to the number scanner.
-		if m[6] < 0 && s[m[3]] == '.' {
-			continue
-		}
-		if !validDay(time.Month(a), b) && !validDay(time.Month(b), a) {
-			continue
-		}
-		if !take(m[:2]) {
-			continue
-		}
-		text := s[m[0]:m[1]]
-		if m[6] < 0 {
-			out = append(out, token{kind: tokAmbiguousDate, text: text, month: time.Month(a), day: b})
-			continue
-		}
-		y := atoi(s[m[6]:m[7]])
-		if y < 100 {
-			y += 2000
-		}
-		// Prefer month/day; the other order is tried when checking.
-		mo, d := time.Month(a), b
-		if !validDay(mo, d) {
-			mo, d = time.Month(b), a
-		}
-		out = append(out, token{kind: tokDate, text: text, year: y, month: mo, day: d,
-			swappable: validDay(time.Month(b), a) && validDay(time.Month(a), b)})
-	}
-	for _, m := range reRelative.FindAllStringIndex(s, -1) {
-		if take(m) {
-			out = append(out, token{kind: tokRelative, text: s[m[0]:m[1]]})
-		}
-	}
-	for _, m := range reWeekday.FindAllStringSubmatchIndex(s, -1) {
-		if take(m[:2]) {
-			out = append(out, token{kind: tokWeekday, text: s[m[0]:m[1]], weekday: weekdays[strings.ToLower(s[m[2]:m[3]])]})
-		}
-	}
-	for _, m := range reClock.FindAllStringSubmatchIndex(s, -1) {
-		h, mi := atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])
-		if h > 23 || mi > 59 || !take(m[:2]) {
-			continue
-		}
-		out = append(out, token{kind: tokClock, text: fmt.Sprintf("%d:%02d", h, mi)})
-	}
-	for _, m := range reIdent.FindAllStringIndex(s, -1) {
-		// A sentence's full stop is not part of the word.
-		for m[1] > m[0] && strings.ContainsRune(".-_", rune(s[m[1]-1])) {
-			m[1]--
-		}
-		if take(m) {
-			out = append(out, token{kind: tokIdent, text: s[m[0]:m[1]]})
-		}
-	}
-	for _, m := range reNumber.FindAllStringIndex(s, -1) {
-		if !take(m) {
-			continue
-		}
-		text := s[m[0]:m[1]]
-		plain := strings.ReplaceAll(text, ",", "")
-		v, err := strconv.ParseFloat(plain, 64)
-		if err != nil {
-			continue
-		}
-		t := token{kind: tokNumber, text: text, value: v}
-		if i := strings.IndexByte(plain, '.'); i >= 0 {
-			t.decimals = len(plain) - i - 1
-		}
-		if m[1] < len(s) && s[m[1]] == '%' {
-			t.percent = true
-			t.text += "%"
-		}
-		out = append(out, t)
-	}
-	for _, m := range reWord.FindAllStringIndex(s, -1) {
-		if take(m) {
-			w := s[m[0]:m[1]]
-			out = append(out, token{kind: tokNumber, text: w, value: numberWords[strings.ToLower(w)]})
-		}
+// Subjects lists the items of the data, in the order they were first
+// seen: the subjects whose objects are reached from the top through lists
+// and other subjects' objects only (a plan's people and their issues, the
+// milestones), not those inside an object that is no subject (an issue a
+// drift's cause names).
+func (f *Facts) Subjects() []Ref {
+	out := make([]Ref, 0, len(f.order))
+	for _, s := range f.order {
+		out = append(out, s.ref())
 	}
 	return out
 }

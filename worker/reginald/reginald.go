@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/prose"
 	"github.com/commitea/commitea/worker/tools"
@@ -451,6 +452,7 @@ var citation = regexp.MustCompile(`#(\d+)\b`)
 func (r *Reginald) finish(t *turn, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
+		metrics.Prose("ask", metrics.ProseRejected, "empty")
 		t.out.Answer = "The model gave no answer; here is the data it read."
 		t.out.Data = t.results
 		return
@@ -461,10 +463,13 @@ func (r *Reginald) finish(t *turn, text string) {
 		}
 	}
 	if err := prose.Check(text, t.facts); err != nil {
+		reason := prose.ReasonUngrounded
 		var ung *prose.UngroundedError
 		if errors.As(err, &ung) {
 			t.out.Unconfirmed = ung.Tokens
+			reason = ung.Reason()
 		}
+		metrics.Prose("ask", metrics.ProseRejected, reason)
 		t.out.Answer = fmt.Sprintf("I could not confirm %s from the project's data of this turn, so I do not state it; here is the data I read instead.",
 			strings.Join(quoteAll(t.out.Unconfirmed), ", "))
 		if len(t.results) == 0 {
@@ -474,6 +479,7 @@ func (r *Reginald) finish(t *turn, text string) {
 		t.out.Data = t.results
 		return
 	}
+	metrics.Prose("ask", metrics.ProseKept, "")
 	t.out.Answer, t.out.Confirmed = text, true
 	t.out.Cites = cites(text)
 }

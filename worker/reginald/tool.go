@@ -2,6 +2,7 @@ package reginald
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/commitea/commitea/worker/tools"
 )
@@ -15,9 +16,9 @@ const askInputSchema = `{
   "additionalProperties": false,
   "required": ["question"],
   "properties": {
-    "question": {"type": "string", "minLength": 1, "maxLength": 4000, "description": "the question, a directive or a braindump, in plain words"},
-    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
-    "conversationId": {"type": "string", "maxLength": 100, "description": "continue a conversation; the answer returns the id to send next time"}
+    "question": {"type": "string", "minLength": 1, "maxLength": 4000, "description": "a question, directive or braindump"},
+    ` + tools.ProjectProperty + `,
+    "conversationId": {"type": "string", "maxLength": 100, "description": "to continue one"}
   }
 }`
 
@@ -51,16 +52,21 @@ const askOutputSchema = `{
   }
 }`
 
-// Tool declares ask. It is a read: a directive it hands on is recorded
-// only with the caller's write scope, and nothing reaches Gitea without an
-// approved apply_changes the caller sends.
+// Tool declares ask. Its scope is read: a directive it hands on is
+// recorded only with the caller's write scope, and nothing reaches Gitea
+// without an approved apply_changes the caller sends. It is not read-only
+// while it can hand a directive to record_directive, which writes the
+// ledger; a braindump handed to capture_work writes nothing.
 func (r *Reginald) Tool() tools.Tool {
-	return tools.Declare("ask",
-		"Ask Reginald, CommiTea's assistant, in plain words: a question is answered from query_project (every "+
-			"number checked against the data, issues cited as #12); a directive or a braindump goes to "+
-			"record_directive or capture_work and comes back as a proposed apply_changes batch. It never applies "+
-			"anything. Pass conversationId to continue a conversation.",
-		true, false, askInputSchema, askOutputSchema, r.ask)
+	handsOff := false
+	if r.Tools != nil {
+		_, handsOff = r.Tools.Lookup("record_directive")
+	}
+	return tools.Declare(tools.Tool{Name: "ask", Scope: tools.ScopeRead, Hints: tools.Hints{ReadOnly: !handsOff, OpenWorld: true},
+		Description: "Ask Reginald, CommiTea's assistant, in plain words; a directive or braindump comes " +
+			"back as an apply_changes proposal. Applies nothing.",
+		InputSchema: json.RawMessage(askInputSchema), OutputSchema: json.RawMessage(askOutputSchema)},
+		r.ask)
 }
 
 func (r *Reginald) ask(ctx context.Context, c tools.Caller, in AskInput) (tools.Answer[AskOutput], error) {

@@ -9,9 +9,13 @@
 // plan per person (their capacity, done since the last standup, now, next,
 // blocked), where work on a milestone's critical chain is flagged; and
 // stale blockers. A language model may phrase the result (Phraser); its
-// prose is kept only when every number and date in it appears in the
-// report (package prose checks that), otherwise the deterministic template
-// is used.
+// prose is kept only when every claim in it is a value of the subject it
+// is said of (package prose binds them: a date next to #432 is #432's, a
+// status word next to a milestone agrees with its chance and slack), with
+// what the project has beyond the report (Known: every milestone's
+// forecast, every name) as facts too, and when it mentions every subject
+// of the report (Report.Subjects, so sections added later are covered);
+// otherwise the deterministic template is used.
 //
 // # Critical chains
 //

@@ -17,7 +17,8 @@ import (
 func TestModelPhraser(t *testing.T) {
 	r := Build(twoDays())
 	tmpl := Template(r)
-	good := "v1.0 slipped 2 working days to 2026-12-15: #20 joined and #11 grew to est/l."
+	good := "v1.0 slipped 2 working days to 2026-12-15: #20 joined and #11 grew to est/l. ann did #10 and is on #11; #20 waits for #40. " +
+		"bob has #21 and #30 next; cid is on #40, idle 6 working days."
 	srv := modeltest.NewOpenAI(t,
 		modeltest.Text(good, 900, 40),
 		modeltest.Text(good+" It ships on 2026-12-24.", 900, 45),
@@ -28,7 +29,7 @@ func TestModelPhraser(t *testing.T) {
 	ctx := context.Background()
 	want := []struct{ text, src string }{{good, SourceModel}, {tmpl, SourceTemplate}, {tmpl, SourceTemplate}}
 	for i, w := range want {
-		text, src := Text(ctx, r, time.UTC, p, quiet)
+		text, src := Text(ctx, r, Phrasing{Phraser: p, Location: time.UTC, Log: quiet})
 		if text != w.text || src != w.src {
 			t.Errorf("call %d: %s %q, want %s", i+1, src, text, w.src)
 		}

@@ -139,8 +139,10 @@ type PersonPlan struct {
 	// HoursPerWeek, LoadWeeks and FreeFrom are the runway's capacity of
 	// the person: focused hours a week, scheduled work in weeks of them,
 	// and the median date they run out of work. Zero when unknown.
+	// LoadWeeks is written even when zero: the template says "0 weeks of
+	// work" of a person with capacity, and prose may repeat it.
 	HoursPerWeek float64 `json:"hoursPerWeek,omitempty"`
-	LoadWeeks    float64 `json:"loadWeeks,omitempty"`
+	LoadWeeks    float64 `json:"loadWeeks"`
 	FreeFrom     string  `json:"freeFrom,omitempty"`
 	Done         []Item  `json:"done,omitempty"`
 	Now          []Item  `json:"now,omitempty"`

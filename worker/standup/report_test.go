@@ -176,7 +176,7 @@ func TestTemplatePassesTheCheck(t *testing.T) {
 			t.Errorf("template lacks %q:\n%s", want, text)
 		}
 	}
-	facts, err := Facts(r, time.UTC)
+	facts, err := Facts(r, Known{}, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,8 @@ func (p *phraser) Phrase(_ context.Context, req PhraseRequest) (string, error) {
 func TestTextChecksProse(t *testing.T) {
 	r := Build(twoDays())
 	tmpl := Template(r)
-	good := "Morning! v1.0 slipped 2 working days to 2026-12-15 because #20 joined (40 h) and #11 grew to est/l. cid's #40 has been idle 6 working days and blocks #20."
+	good := "Morning! v1.0 slipped 2 working days to 2026-12-15 because #20 joined (40 h) and #11 grew to est/l. " +
+		"ann finished #10 and is on #11; #20 waits for #40. bob has #21 and #30 next. cid's #40 has been idle 6 working days and blocks #20."
 	cases := []struct {
 		name string
 		p    Phraser
@@ -211,18 +212,21 @@ func TestTextChecksProse(t *testing.T) {
 		{"invented date", &phraser{text: good + " We expect v1.0 on 2026-12-21."}, tmpl, SourceTemplate},
 		{"invented number", &phraser{text: "v1.0 slipped 5 working days."}, tmpl, SourceTemplate},
 		{"invented relative date", &phraser{text: good + " #40 was due last week."}, tmpl, SourceTemplate},
-		{"grounded relative date", &phraser{text: "v1.0 slipped to 2026-12-15, in two weeks' time: the week after next."}, "v1.0 slipped to 2026-12-15, in two weeks' time: the week after next.", SourceModel},
+		{"grounded relative date", &phraser{text: good + " v1.0 now lands in two weeks' time."}, good + " v1.0 now lands in two weeks' time.", SourceModel},
+		{"a date of another subject", &phraser{text: good + " bob finishes #21 on 2026-12-19."}, tmpl, SourceTemplate},
+		{"incomplete", &phraser{text: "v1.0 slipped 2 working days to 2026-12-15; cid's #40 blocks #20."}, tmpl, SourceTemplate},
+		{"says nothing", &phraser{text: "All work is on track."}, tmpl, SourceTemplate},
 		{"model error", &phraser{err: errors.New("BUDGET_EXHAUSTED")}, tmpl, SourceTemplate},
 		{"empty answer", &phraser{text: "  "}, tmpl, SourceTemplate},
 	}
 	for _, c := range cases {
-		text, src := Text(context.Background(), r, time.UTC, c.p, quiet)
+		text, src := Text(context.Background(), r, Phrasing{Phraser: c.p, Location: time.UTC, Log: quiet})
 		if text != c.want || src != c.src {
 			t.Errorf("%s: got %s text %q, want %s", c.name, src, text, c.src)
 		}
 	}
 	p := &phraser{text: good}
-	Text(context.Background(), r, time.UTC, p, quiet)
+	Text(context.Background(), r, Phrasing{Phraser: p, Location: time.UTC, Log: quiet})
 	if p.req.Draft != tmpl || p.req.Instructions == "" {
 		t.Errorf("request = %+v, want the template as the draft", p.req)
 	}

@@ -98,7 +98,7 @@ func TestPlanFlagsCriticalChainWork(t *testing.T) {
 			t.Errorf("template lacks %q:\n%s", want, text)
 		}
 	}
-	facts, err := Facts(r, time.UTC)
+	facts, err := Facts(r, Known{}, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,15 @@ package standup
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/commitea/commitea/worker/metrics"
+	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/prose"
 )
 
@@ -40,8 +43,9 @@ const (
 
 // phraseInstructions tell the model what it may and may not do.
 const phraseInstructions = `Rewrite the daily standup below as a short, friendly message for the team.
-Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written.
-Keep issue numbers as #N. Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), and the stale blockers.
+Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written, next to what they are about.
+Name every issue by its #N, every person by login and every milestone by its title: each one in the standup must appear.
+Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), and the stale blockers.
 Answer with the message text only.`
 
 // Prompt returns the phrasing request for a report.
@@ -65,9 +69,10 @@ func factsOf(r Report) (any, error) {
 	return m, nil
 }
 
-// Facts are the numbers and dates a standup's prose may state; "tomorrow"
-// and "next week" count from the standup's day.
-func Facts(r Report, loc *time.Location) (*prose.Facts, error) {
+// Facts are what a standup's prose may state: the report, and what the
+// project has beyond it (every milestone's forecast, every name);
+// "tomorrow" and "next week" count from the standup's day in loc.
+func Facts(r Report, known Known, loc *time.Location) (*prose.Facts, error) {
 	shown, err := factsOf(r)
 	if err != nil {
 		return nil, err
@@ -76,36 +81,116 @@ func Facts(r Report, loc *time.Location) (*prose.Facts, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(known.Milestones) > 0 {
+		if err := f.AddValue(map[string]any{"known": known.Milestones}); err != nil {
+			return nil, err
+		}
+	}
+	f.AddNames(known.Names)
 	if day, err := time.ParseInLocation(time.DateOnly, r.Day, f.Location()); err == nil {
 		f.SetToday(day)
 	}
 	return f, nil
 }
 
-// Text phrases a report: the model's prose when p is set and its answer
-// passes the check, the template otherwise. It never fails.
-func Text(ctx context.Context, r Report, loc *time.Location, p Phraser, log *slog.Logger) (string, string) {
+// Refs are the report's subjects as the prose check names them: what a
+// complete text mentions.
+func Refs(r Report) []prose.Ref {
+	var out []prose.Ref
+	for _, s := range r.Subjects() {
+		switch s.Kind {
+		case SubjectIssue:
+			out = append(out, prose.Ref{Kind: prose.KindIssue, Number: s.Issue, Name: s.Title})
+		case SubjectPerson:
+			out = append(out, prose.Ref{Kind: prose.KindPerson, Name: s.Person})
+		case SubjectMilestone:
+			out = append(out, prose.Ref{Kind: prose.KindMilestone, Name: s.Title})
+		}
+	}
+	return out
+}
+
+// Phrasing is how Text phrases a report.
+type Phrasing struct {
+	// Phraser is the model; nil means the template.
+	Phraser Phraser
+	// Location is the standup's time zone; nil means UTC.
+	Location *time.Location
+	// Known is what the project has beyond the report.
+	Known Known
+	Log   *slog.Logger
+}
+
+// Why a standup's text is the template, or the model's prose was refused,
+// beyond the prose check's reasons (prose.Reason…).
+const (
+	ReasonNoModel    = "no_model"
+	ReasonModelError = "model_error"
+	ReasonBudget     = "budget"
+	ReasonEmpty      = "empty"
+	// ReasonIncomplete: the prose leaves out a subject of the report.
+	ReasonIncomplete = "incomplete"
+)
+
+// Text phrases a report: the model's prose when a phraser is set and its
+// answer passes the check (every claim a value of its subject, every
+// subject of the report mentioned), the template otherwise. It never
+// fails; commitea_prose_total counts what happened.
+func Text(ctx context.Context, r Report, ph Phrasing) (string, string) {
+	log := ph.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	tmpl := Template(r)
-	if p == nil {
+	template := func(outcome, reason string) (string, string) {
+		metrics.Prose("standup", outcome, reason)
 		return tmpl, SourceTemplate
 	}
-	out, err := p.Phrase(ctx, PhraseRequest{Instructions: phraseInstructions, Draft: tmpl})
+	if ph.Phraser == nil {
+		return template(metrics.ProseTemplate, ReasonNoModel)
+	}
+	out, err := ph.Phraser.Phrase(ctx, PhraseRequest{Instructions: phraseInstructions, Draft: tmpl})
 	if err != nil {
+		reason := ReasonModelError
+		if models.ErrorCode(err) == models.CodeBudgetExhausted {
+			reason = ReasonBudget
+		}
 		log.WarnContext(ctx, "standup phrasing failed, using the template", slog.String("project", r.Project), slog.Any("error", err))
-		return tmpl, SourceTemplate
+		return template(metrics.ProseTemplate, reason)
 	}
 	out = strings.TrimSpace(out)
 	if out == "" {
-		return tmpl, SourceTemplate
+		return template(metrics.ProseRejected, ReasonEmpty)
 	}
-	facts, err := Facts(r, loc)
-	if err == nil {
-		err = prose.Check(out, facts)
+	loc := ph.Location
+	if loc == nil {
+		loc = time.UTC
 	}
+	facts, err := Facts(r, ph.Known, loc)
 	if err != nil {
-		log.WarnContext(ctx, "standup prose rejected, using the template", slog.String("project", r.Project), slog.Any("error", err))
-		return tmpl, SourceTemplate
+		log.ErrorContext(ctx, "standup facts", slog.String("project", r.Project), slog.Any("error", err))
+		return template(metrics.ProseTemplate, ReasonModelError)
 	}
+	if err := prose.Check(out, facts); err != nil {
+		reason := prose.ReasonUngrounded
+		var ue *prose.UngroundedError
+		if errors.As(err, &ue) {
+			reason = ue.Reason()
+		}
+		log.WarnContext(ctx, "standup prose rejected, using the template", slog.String("project", r.Project),
+			slog.String("reason", reason), slog.Any("error", err))
+		return template(metrics.ProseRejected, reason)
+	}
+	if missing := facts.Missing(out, Refs(r)); len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, m := range missing {
+			names[i] = m.String()
+		}
+		log.WarnContext(ctx, "standup prose leaves out part of the report, using the template", slog.String("project", r.Project),
+			slog.String("missing", strings.Join(names, ", ")))
+		return template(metrics.ProseRejected, ReasonIncomplete)
+	}
+	metrics.Prose("standup", metrics.ProseKept, "")
 	return out, SourceModel
 }
 

@@ -73,44 +73,43 @@ type RejectedOp struct {
 	Reason string `json:"reason"`
 }
 
-const applyChangesInputSchema = `{
+// applyChangesInputSchema is one flat op object rather than a oneOf of
+// nine: a small model fills it more reliably, it is a third of the size in
+// every prompt, and the batch validation names the op and field a wrong
+// combination breaks. The op enum and which fields each op takes come
+// from opOrder, opFields and opRequired below.
+var applyChangesInputSchema = `{
   "type": "object",
   "additionalProperties": false,
   "required": ["ops"],
   "properties": {
-    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
+    ` + ProjectProperty + `,
     "ops": {
       "type": "array",
       "minItems": 1,
-      "description": "one coherent change; applied in order after the whole batch validates",
-      "items": {"oneOf": [
-        {"type": "object", "additionalProperties": false, "required": ["op", "title", "body"], "properties": {
-          "op": {"const": "create_issue"}, "title": {"type": "string", "minLength": 1}, "body": {"type": "string"},
-          "labels": {"type": "array", "items": {"type": "string"}}, "milestone": {"type": "integer"},
-          "deps": {"type": "array", "items": {"type": "integer"}, "description": "issue numbers it depends on, or -k for the issue the k-th create_issue of this batch files (as capture_work proposes)"}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "estimate"], "properties": {
-          "op": {"const": "set_estimate"}, "issue": {"type": "integer"},
-          "estimate": {"enum": ["est/xs", "est/s", "est/m", "est/l", "est/xl"]}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "priority"], "properties": {
-          "op": {"const": "set_priority"}, "issue": {"type": "integer"},
-          "priority": {"enum": ["p/0", "p/1", "p/2", "p/3"]}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "milestone"], "properties": {
-          "op": {"const": "set_milestone"}, "issue": {"type": "integer"}, "milestone": {"type": ["integer", "null"]}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "milestone", "hard"], "properties": {
-          "op": {"const": "set_deadline_hard"}, "milestone": {"type": "integer"}, "hard": {"type": "boolean"}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "dependsOn"], "properties": {
-          "op": {"const": "add_dep"}, "issue": {"type": "integer"}, "dependsOn": {"type": "integer"}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "dependsOn"], "description": "destructive", "properties": {
-          "op": {"const": "remove_dep"}, "issue": {"type": "integer"}, "dependsOn": {"type": "integer"}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue"], "description": "destructive", "properties": {
-          "op": {"const": "close_issue"}, "issue": {"type": "integer"}}},
-        {"type": "object", "additionalProperties": false, "required": ["op", "issue", "label"], "description": "destructive", "properties": {
-          "op": {"const": "remove_label"}, "issue": {"type": "integer"}, "label": {"type": "string"}}}
-      ]}
+      "maxItems": 100,
+      "items": {
+        "type": "object",
+        "required": ["op"],
+        "properties": {
+          "op": {"enum": ` + jsonText(opOrder) + `, "description": ` + jsonText(opDoc()) + `},
+          "issue": {"type": "integer"},
+          "title": {"type": "string"},
+          "body": {"type": "string"},
+          "labels": {"type": "array", "items": {"type": "string"}},
+          "milestone": {"type": ["integer", "null"], "description": "null: none"},
+          "deps": {"type": "array", "items": {"type": "integer"}, "description": "-k: the k-th create_issue here"},
+          "estimate": {"enum": ["est/xs", "est/s", "est/m", "est/l", "est/xl"]},
+          "priority": {"enum": ["p/0", "p/1", "p/2", "p/3"]},
+          "hard": {"type": "boolean"},
+          "dependsOn": {"type": "integer"},
+          "label": {"type": "string"}
+        }
+      }
     },
-    "approved": {"type": "boolean", "description": "required iff any op is destructive (remove_dep, close_issue, remove_label); needs the approve scope"},
-    "idempotencyKey": {"type": "string", "description": "a retry with the same key replays the first answer for 24 hours"},
-    "directiveId": {"type": "integer", "description": "the ledger directive this batch carries out"}
+    "approved": {"type": "boolean", "description": "by a person; approve scope"},
+    "idempotencyKey": {"type": "string", "description": "retries replay the first answer (24 h)"},
+    "directiveId": {"type": "integer", "description": "the directive it lands"}
   }
 }`
 
@@ -134,16 +133,42 @@ const applyChangesOutputSchema = `{
 }`
 
 func (s *Service) applyChangesTool() Tool {
-	return Declare("apply_changes",
-		"Apply one coherent batch of plan changes to Gitea: create_issue, set_estimate, set_priority, "+
-			"set_milestone, set_deadline_hard, add_dep, and the destructive remove_dep, close_issue, remove_label "+
-			"(these need approved: true, which needs the approve scope; without it nothing is applied and the answer "+
-			"is NEEDS_APPROVAL with the consequence preview). Only est/*, p/* and deadline/hard labels and native "+
-			"fields are touched; other labels are rejected per op and nothing is written. The whole batch is "+
-			"validated before anything is applied. Send an idempotencyKey (or the Idempotency-Key header) so a "+
-			"retry replays the first answer, or continues after a Gitea failure without repeating applied ops. "+
-			"Returns how many ops applied, the schedule consequence and the numbers of created issues.",
-		false, true, applyChangesInputSchema, applyChangesOutputSchema, s.applyChanges)
+	return Declare(Tool{Name: "apply_changes", Scope: ScopeWrite, Hints: Hints{Destructive: true, OpenWorld: true},
+		Description: "Change the plan in Gitea (est/*, p/*, deadline/hard labels, native fields) in one batch, " +
+			"checked whole first. Unapproved destructive ops apply nothing: NEEDS_APPROVAL, with error.preview " +
+			"for a person.",
+		InputSchema: json.RawMessage(applyChangesInputSchema), OutputSchema: json.RawMessage(applyChangesOutputSchema)},
+		s.applyChanges)
+}
+
+// opOrder is every op, in the order the tool documents them.
+var opOrder = []string{"create_issue", "set_estimate", "set_priority", "set_milestone", "set_deadline_hard",
+	"add_dep", "remove_dep", "close_issue", "remove_label"}
+
+// opDoc says which fields each op takes ("set_estimate issue,estimate;
+// …", optional ones marked ?, destructive ops starred).
+func opDoc() string {
+	docs := make([]string, len(opOrder))
+	for i, op := range opOrder {
+		fields := slices.Clone(opFields[op])
+		for j := opRequired[op]; j < len(fields); j++ {
+			fields[j] += "?"
+		}
+		if DestructiveOps[op] {
+			op += "*"
+		}
+		docs[i] = op + " " + strings.Join(fields, ",")
+	}
+	return strings.Join(docs, "; ") + ". *: destructive"
+}
+
+// jsonText is v as JSON, for building a schema from declarations.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema fragment: %v", err))
+	}
+	return string(b)
 }
 
 // opFields are the fields each op takes besides "op"; required ones first,
@@ -482,8 +507,7 @@ func (b *batch) validate() []RejectedOp {
 func (b *batch) validateOp(i int, op Op) string {
 	fields, known := opFields[op.Op]
 	if !known {
-		return fmt.Sprintf("%s: unknown op %q; one of create_issue, set_estimate, set_priority, set_milestone, set_deadline_hard, add_dep, remove_dep, close_issue, remove_label",
-			CodeInvalidInput, op.Op)
+		return fmt.Sprintf("%s: unknown op %q; one of %s", CodeInvalidInput, op.Op, strings.Join(opOrder, ", "))
 	}
 	for _, f := range fields[:opRequired[op.Op]] {
 		if !op.has(f) {

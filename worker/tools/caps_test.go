@@ -93,7 +93,7 @@ func TestRegistryCall(t *testing.T) {
 	type in struct {
 		N int `json:"n"`
 	}
-	echo := Declare("echo", "echo n", true, false, `{"type":"object"}`, `{"type":"object"}`,
+	echo := Declare(Tool{Name: "echo", Description: "echo n", Scope: ScopeRead, InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(_ context.Context, c Caller, x in) (Answer[map[string]any], error) {
 			if x.N < 0 {
 				return Answer[map[string]any]{}, errors.New("boom: secret detail")

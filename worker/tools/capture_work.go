@@ -110,15 +110,14 @@ const captureWorkInputSchema = `{
   "additionalProperties": false,
   "required": ["braindump"],
   "properties": {
-    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
-    "braindump": {"type": "string", "minLength": 1, "maxLength": 6000, "description": "the PM's unstructured description of the work"},
+    ` + ProjectProperty + `,
+    "braindump": {"type": "string", "minLength": 1, "maxLength": 6000, "description": "the PM's words"},
     "answers": {
       "type": "array",
       "maxItems": 10,
-      "description": "interview turns so far: each question asked (needsMoreInfo) with the PM's answer",
+      "description": "needsMoreInfo questions with their answers",
       "items": {
         "type": "object",
-        "additionalProperties": false,
         "required": ["question", "answer"],
         "properties": {"question": {"type": "string"}, "answer": {"type": "string"}}
       }
@@ -161,12 +160,13 @@ const captureWorkOutputSchema = `{
 }`
 
 func (s *Service) captureWorkTool() Tool {
-	return Declare("capture_work",
-		"Turn a braindump into a proposed issue set through a short interview. Returns follow-up questions "+
-			"(needsMoreInfo, at most 5; call again with the answers) or a proposal of issues with estimates and a "+
-			"one-line schedule consequence computed by the engine; never files anything: file the reviewed "+
-			"proposal with apply_changes, passing proposal.issues as ops.",
-		false, false, captureWorkInputSchema, captureWorkOutputSchema, s.captureWork)
+	// Read-only: it files nothing and records nothing; it needs write
+	// because it spends the big model's budget on a proposal to write.
+	return Declare(Tool{Name: "capture_work", Scope: ScopeWrite, Hints: Hints{ReadOnly: true, OpenWorld: true},
+		Description: "Turn a braindump into proposed issues by a short interview: questions (needsMoreInfo) " +
+			"or create_issue ops with their consequence. Files nothing.",
+		InputSchema: json.RawMessage(captureWorkInputSchema), OutputSchema: json.RawMessage(captureWorkOutputSchema)},
+		s.captureWork)
 }
 
 func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput) (Answer[CaptureWorkOutput], error) {

@@ -1,11 +1,27 @@
 // Package tools holds CommiTea's four agent tools: query_project,
 // capture_work, apply_changes and record_directive. Each tool is declared
 // once (name, description, input and output Go types, JSON schemas, the
-// scope it needs, its handler) in a Registry that both transports, plain
-// HTTP and MCP, serve from. Every answer is an Envelope {data, instruction,
-// safety?}; every failure is an *Error {code, message, field?}. Read tools
-// answer from the latest snapshot and the mirror in Postgres, never from
-// Gitea or a model on the request path.
+// scope it needs, its hints, its handler) in a Registry that every
+// transport serves from: plain HTTP, MCP over HTTP and stdio, and the
+// OpenAPI document. Every answer is an Envelope {data, instruction,
+// safety?}; every failure is an *Error {code, message, field?, preview?}.
+// Read tools answer from the latest snapshot and the mirror in Postgres,
+// never from Gitea or a model on the request path.
+//
+// What a model reads. A client puts every tool's name, description, input
+// schema and annotations in the model's context on every turn, so they
+// are kept within a budget (6,000 bytes for the five tools with ask, held
+// by api's TestToolListBudgetAndSnapshot, which also keeps a snapshot in
+// api/testdata): descriptions say what the tool does and what needs a
+// person, once; inputs are enums where the values are known, documented
+// in a few words, and generated from the declarations they stand for
+// (apply_changes' ops from opFields, record_directive's kinds and params
+// from directiveKinds). Only the top level of an input schema refuses
+// unknown properties: the strict decoding refuses them everywhere and
+// names the field, which is cheaper than saying it in every nested
+// object. Output schemas are for clients, not models, and are not
+// counted; keep them accurate (the OpenAPI test validates real answers
+// against them).
 package tools
 
 import (
@@ -39,6 +55,15 @@ const (
 	CodeForbidden          = "FORBIDDEN"
 	CodeNotImplemented     = "NOT_IMPLEMENTED"
 	CodeInternal           = "INTERNAL"
+)
+
+// ProjectSchema is the optional project input every tool shares (ask
+// too): without it a tool answers for the only configured project, and
+// with several configured it says which to name. ProjectProperty is it as
+// a property of an input schema.
+const (
+	ProjectSchema   = `{"type": "string", "description": "owner/repo"}`
+	ProjectProperty = `"project": ` + ProjectSchema
 )
 
 // Scopes a bearer token may grant.
@@ -96,14 +121,16 @@ type Caller struct {
 // Has reports whether the caller holds scope.
 func (c Caller) Has(scope string) bool { return slices.Contains(c.Scopes, scope) }
 
-// Tool is one tool's single declaration; both transports serve it.
+// Tool is one tool's single declaration; every transport serves it (HTTP,
+// MCP over HTTP and stdio, the OpenAPI document).
 type Tool struct {
 	Name        string
 	Description string
-	// ReadOnly tools need the read scope and are the only ones
-	// /mcp/readonly exposes; the others need write.
-	ReadOnly     bool
-	Destructive  bool // some inputs remove things (they then need approve)
+	// Scope is the scope a call needs: read or write (an approved
+	// apply_changes batch needs approve as well, checked by the tool).
+	Scope string
+	// Hints say what a call does to the world, as MCP tool annotations.
+	Hints        Hints
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	// InputType and OutputType name the Go types the schemas describe.
@@ -113,17 +140,27 @@ type Tool struct {
 	call       func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error)
 }
 
+// Hints are a tool's behaviour as MCP describes it to clients deciding
+// whether to ask a person before a call (readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint). They must be true of every call: a
+// client that trusts readOnly skips the person.
+type Hints struct {
+	// ReadOnly: the call changes nothing, in Gitea or in CommiTea.
+	ReadOnly bool
+	// Destructive: the call may remove or overwrite (meaningful only when
+	// not ReadOnly).
+	Destructive bool
+	// Idempotent: repeating a call with the same input changes nothing
+	// more.
+	Idempotent bool
+	// OpenWorld: the call reaches beyond CommiTea's own data (Gitea, a
+	// language model).
+	OpenWorld bool
+}
+
 // HasInput reports whether the tool's input has a top-level property name,
 // so a transport knows where it may put, say, an Idempotency-Key header.
 func (t Tool) HasInput(name string) bool { return t.inputs[name] }
-
-// Scope is the scope a call of the tool needs.
-func (t Tool) Scope() string {
-	if t.ReadOnly {
-		return ScopeRead
-	}
-	return ScopeWrite
-}
 
 // Answer is what a typed handler returns; the core wraps it in an Envelope.
 type Answer[Out any] struct {
@@ -135,41 +172,43 @@ type Answer[Out any] struct {
 // Handler is a tool's typed handler.
 type Handler[In, Out any] func(ctx context.Context, c Caller, in In) (Answer[Out], error)
 
-// Declare makes a Tool from a typed handler: the input is decoded strictly
-// (unknown fields are refused, with the field named) before h runs.
-func Declare[In, Out any](name, description string, readOnly, destructive bool, inputSchema, outputSchema string, h Handler[In, Out]) Tool {
-	for _, s := range []string{inputSchema, outputSchema} {
-		if !json.Valid([]byte(s)) {
-			panic(fmt.Sprintf("tools: %s: schema is not valid JSON", name))
+// Declare makes a Tool from its declaration (name, description, scope,
+// hints and schemas set in t) and a typed handler: the input is decoded
+// strictly (unknown fields are refused, with the field named) before h
+// runs.
+func Declare[In, Out any](t Tool, h Handler[In, Out]) Tool {
+	for _, s := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
+		if !json.Valid(s) {
+			panic(fmt.Sprintf("tools: %s: schema is not valid JSON", t.Name))
 		}
+	}
+	if t.Scope != ScopeRead && t.Scope != ScopeWrite {
+		panic(fmt.Sprintf("tools: %s: scope must be %s or %s", t.Name, ScopeRead, ScopeWrite))
 	}
 	var schema struct {
 		Type       string                     `json:"type"`
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if err := json.Unmarshal([]byte(inputSchema), &schema); err != nil || schema.Type != "object" {
-		panic(fmt.Sprintf("tools: %s: the input schema must be an object schema", name))
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema.Type != "object" {
+		panic(fmt.Sprintf("tools: %s: the input schema must be an object schema", t.Name))
 	}
-	inputs := map[string]bool{}
+	t.inputs = map[string]bool{}
 	for k := range schema.Properties {
-		inputs[k] = true
+		t.inputs[k] = true
 	}
-	return Tool{
-		Name: name, Description: description, ReadOnly: readOnly, Destructive: destructive, inputs: inputs,
-		InputSchema: json.RawMessage(inputSchema), OutputSchema: json.RawMessage(outputSchema),
-		InputType: reflect.TypeFor[In]().String(), OutputType: reflect.TypeFor[Out]().String(),
-		call: func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
-			var in In
-			if err := decodeStrict(raw, &in); err != nil {
-				return Envelope{}, err
-			}
-			a, err := h(ctx, c, in)
-			if err != nil {
-				return Envelope{}, err
-			}
-			return Envelope{Data: a.Data, Instruction: a.Instruction, Safety: a.Safety}, nil
-		},
+	t.InputType, t.OutputType = reflect.TypeFor[In]().String(), reflect.TypeFor[Out]().String()
+	t.call = func(ctx context.Context, c Caller, raw json.RawMessage) (Envelope, error) {
+		var in In
+		if err := decodeStrict(raw, &in); err != nil {
+			return Envelope{}, err
+		}
+		a, err := h(ctx, c, in)
+		if err != nil {
+			return Envelope{}, err
+		}
+		return Envelope{Data: a.Data, Instruction: a.Instruction, Safety: a.Safety}, nil
 	}
+	return t
 }
 
 // decodeStrict decodes one JSON object into v, naming the offending field
@@ -261,8 +300,8 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, raw json.Raw
 	if !ok {
 		return Envelope{}, Errorf(CodeNotFound, "", "no tool %q; GET /v1/tools lists them", name)
 	}
-	if !c.Has(t.Scope()) {
-		return Envelope{}, Errorf(CodeForbidden, "", "token %q lacks the %s scope that %s needs", c.Name, t.Scope(), name)
+	if !c.Has(t.Scope) {
+		return Envelope{}, Errorf(CodeForbidden, "", "token %q lacks the %s scope that %s needs", c.Name, t.Scope, name)
 	}
 	env, err := t.call(ctx, c, raw)
 	if err == nil {

@@ -31,42 +31,49 @@ type directiveKind struct {
 }
 
 // directiveParam is one param: Schema is its strict form (what the model
-// must answer); Input, when set, is the looser form the tool's input schema
-// documents (a person or agent may write "p/1" for a priority).
+// must answer when it negotiates); Input, when set, is the looser form the
+// tool's input schema takes (a person or agent may write "p/1" for a
+// priority). Doc, when the schema does not say it all, is its description
+// in the tool's input schema, which a model reads on every turn.
 type directiveParam struct {
 	Name   string
-	Hint   string // the value's shape, for one-line docs
+	Hint   string // the value's shape, for the negotiation prompt's docs
+	Doc    string
 	Schema *models.Schema
 	Input  map[string]any
 }
 
 var directiveKinds = []directiveKind{
 	{Kind: "reprioritize", Target: "issue", Params: []directiveParam{{
-		Name: "priority", Hint: "0..3",
+		Name: "priority", Hint: "0..3", Doc: "0 urgent..3 low",
 		Schema: &models.Schema{Type: "integer", Minimum: models.Ptr(0.0), Maximum: models.Ptr(3.0), Description: "reprioritize: 0 urgent .. 3 low (p/0..p/3)"},
-		Input:  map[string]any{"type": []string{"integer", "string"}, "description": "reprioritize: 0..3 (or p/0..p/3)"},
+		Input:  map[string]any{"type": "integer"},
 	}}},
 	{Kind: "reestimate", Target: "issue", Params: []directiveParam{{
 		Name: "estimate", Hint: "est/xs|est/s|est/m|est/l|est/xl",
 		Schema: withDescription(models.Enum("est/xs", "est/s", "est/m", "est/l", "est/xl"), "reestimate: the issue's new size"),
-		Input:  map[string]any{"type": "string", "description": "reestimate: est/xs, est/s, est/m, est/l or est/xl"},
 	}}},
 	{Kind: "set-deadline", Target: "milestone", AtLeastOne: true, Params: []directiveParam{
-		{Name: "due", Hint: "YYYY-MM-DD", Schema: dateSchema("set-deadline: the milestone's new due date, YYYY-MM-DD")},
+		{Name: "due", Hint: "YYYY-MM-DD", Schema: dateSchema("set-deadline: the milestone's new due date, YYYY-MM-DD"), Input: dateInput},
 		{Name: "hard", Hint: "bool", Schema: &models.Schema{Type: "boolean", Description: "set-deadline: whether the deadline is hard"}},
 	}},
 	{Kind: "scope", Target: "milestone", AtLeastOne: true, Rule: "an issue labelled deadline/hard cannot be dropped", Params: []directiveParam{
 		{Name: "add", Hint: "[issue]", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to bring into the milestone"}},
-		{Name: "drop", Hint: "[issue]", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to take out of the milestone"}},
+		{Name: "drop", Hint: "[issue]", Doc: "not deadline/hard issues", Schema: &models.Schema{Type: "array", Items: &models.Schema{Type: "integer"}, Description: "scope: issues to take out of the milestone"}},
 	}},
 	{Kind: "capacity", Target: "member", AtLeastOne: true, Rule: "time off adds to what is there; for whole days off use timeOff, not hoursPerDay 0", Params: []directiveParam{
 		{Name: "hoursPerDay", Hint: "(0, 24]", Schema: &models.Schema{Type: "number", Minimum: models.Ptr(0.25), Maximum: models.Ptr(24.0), Description: "capacity: focused hours per working day, (0, 24]"}},
-		{Name: "timeOff", Hint: "[{from, to}]", Schema: withDescription(models.ArrayOf(models.Object(map[string]*models.Schema{
+		{Name: "timeOff", Hint: "[{from, to}]", Doc: "inclusive", Schema: withDescription(models.ArrayOf(models.Object(map[string]*models.Schema{
 			"from": dateSchema("first day off, YYYY-MM-DD"), "to": dateSchema("last day off, YYYY-MM-DD, inclusive"),
-		})), "capacity: days off, YYYY-MM-DD inclusive")},
+		})), "capacity: days off, YYYY-MM-DD inclusive"), Input: map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "required": []string{"from", "to"},
+			"properties": map[string]any{"from": dateInput, "to": dateInput}}}},
 	}},
 	{Kind: "note", Rule: "no effect, kept for the record"},
 }
+
+// dateInput is a date in the tool's input schema.
+var dateInput = map[string]any{"type": "string", "format": "date"}
 
 func withDescription(s *models.Schema, d string) *models.Schema {
 	s.Description = d
@@ -136,33 +143,95 @@ func (k directiveKind) doc() string {
 	return b.String()
 }
 
-// kindDocs documents every kind in one line, for the tool's description.
-func kindDocs() string {
-	docs := make([]string, len(directiveKinds))
-	for i, k := range directiveKinds {
-		docs[i] = k.doc()
-	}
-	return strings.Join(docs, "; ")
-}
-
 // paramsInputSchema is the params property of record_directive's input
-// schema: every kind's params, documented.
+// schema: every kind's params, each documented by its Doc; the params'
+// own descriptions, which the big model reads when it negotiates, stay out
+// of the tool list a model reads on every turn.
 func paramsInputSchema() map[string]any {
 	props := map[string]any{}
 	for _, k := range directiveKinds {
 		for _, p := range k.Params {
-			if p.Input != nil {
-				props[p.Name] = p.Input
-			} else {
-				props[p.Name] = p.Schema.Map()
+			schema := p.Input
+			if schema == nil {
+				schema = p.Schema.Map()
 			}
+			schema = withoutDescriptions(schema)
+			if _, ok := schema["enum"]; ok {
+				delete(schema, "type") // the enum says it
+			}
+			if p.Doc != "" {
+				schema["description"] = p.Doc
+			}
+			props[p.Name] = schema
 		}
 	}
 	return map[string]any{
-		"type": "object", "additionalProperties": false, "properties": props,
-		"description": "structured effect, by kind: " + kindDocs() +
-			". Without params (except note) the big model negotiates them from the quote; MODEL_UNAVAILABLE when none is configured.",
+		"type": "object", "properties": props,
+		"description": "omitted: a model reads them from the quote",
 	}
+}
+
+// targetInputSchema is the target property.
+func targetInputSchema() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{
+		"issue": map[string]any{"type": "integer"}, "milestone": map[string]any{"type": "integer"},
+		"member": map[string]any{"type": "string", "description": "Gitea login"}}}
+}
+
+// kindInputDoc says, for the kind property, which target and params each
+// kind takes: "target.issue: reprioritize {priority}, …; …; note".
+func kindInputDoc() string {
+	var groups []string
+	for _, target := range []string{"issue", "milestone", "member", ""} {
+		var docs []string
+		for _, k := range directiveKinds {
+			if k.Target != target {
+				continue
+			}
+			names := make([]string, len(k.Params))
+			for j, p := range k.Params {
+				names[j] = p.Name
+			}
+			doc := k.Kind
+			if len(names) > 0 {
+				doc += " {" + strings.Join(names, ",") + "}"
+			}
+			docs = append(docs, doc)
+		}
+		if len(docs) == 0 {
+			continue
+		}
+		if target == "" {
+			groups = append(groups, strings.Join(docs, ", "))
+			continue
+		}
+		groups = append(groups, "target."+target+": "+strings.Join(docs, ", "))
+	}
+	return strings.Join(groups, "; ")
+}
+
+// withoutDescriptions is a copy of a schema with every description left
+// out.
+func withoutDescriptions(schema map[string]any) map[string]any {
+	out := make(map[string]any, len(schema))
+	for k, v := range schema {
+		switch {
+		case k == "description":
+			continue
+		case k == "properties":
+			props := map[string]any{}
+			for name, p := range v.(map[string]any) {
+				props[name] = withoutDescriptions(p.(map[string]any))
+			}
+			out[k] = props
+		default:
+			if m, ok := v.(map[string]any); ok {
+				v = withoutDescriptions(m)
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // negotiationSchema is what the big model must answer for a kind: its
@@ -198,13 +267,10 @@ var recordDirectiveInputSchema = func() string {
 	schema := map[string]any{
 		"type": "object", "additionalProperties": false, "required": []string{"kind", "quote"},
 		"properties": map[string]any{
-			"project": map[string]any{"type": "string", "description": "owner/repo; defaults to the only configured project"},
-			"kind":    map[string]any{"enum": DirectiveKinds},
-			"quote":   map[string]any{"type": "string", "minLength": 1, "description": "verbatim PM words, stored in the ledger"},
-			"target": map[string]any{
-				"type": "object", "additionalProperties": false,
-				"properties": map[string]any{"issue": map[string]any{"type": "integer"}, "milestone": map[string]any{"type": "integer"}, "member": map[string]any{"type": "string"}},
-			},
+			"project":   json.RawMessage(ProjectSchema),
+			"kind":      map[string]any{"enum": DirectiveKinds, "description": kindInputDoc()},
+			"quote":     map[string]any{"type": "string", "minLength": 1, "description": "the PM's exact words"},
+			"target":    targetInputSchema(),
 			"params":    paramsInputSchema(),
 			"rationale": map[string]any{"type": "string"},
 		},

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,27 +69,28 @@ type SnapshotRef struct {
 	ComputedAt time.Time `json:"computedAt"`
 }
 
+// queryProjectInputSchema is what a model reads on every turn: terse, with
+// enums over prose (the tool-list budget is in api's tests).
 const queryProjectInputSchema = `{
   "type": "object",
   "additionalProperties": false,
   "required": ["view"],
   "properties": {
-    "project": {"type": "string", "description": "owner/repo; defaults to the only configured project"},
+    ` + ProjectProperty + `,
     "view": {
       "enum": ["focus", "issue", "milestone", "board", "runway", "calibration", "directives", "standup", "search"],
-      "description": "focus: what to work on now/next/later; issue: one issue (filters.issueId); milestone: one milestone's cone (filters.milestoneId); board: issues by lifecycle column; runway: every milestone's band and the capacity; calibration: the effort model; directives: the ledger; standup: the latest standup; search: full text (filters.query)"
+      "description": "focus: now/next/later; issue: filters.issueId; milestone: cone, filters.milestoneId; board: by state; runway: all milestones; search: filters.query"
     },
     "filters": {
       "type": "object",
-      "additionalProperties": false,
       "properties": {
-        "issueId": {"type": "integer", "minimum": 1},
-        "milestoneId": {"type": "integer", "minimum": 1},
+        "issueId": {"type": "integer"},
+        "milestoneId": {"type": "integer"},
         "state": {"enum": ["diagnosis", "triage", "steeping", "in_review", "done"]},
-        "assignee": {"type": "string", "description": "gitea username"},
+        "assignee": {"type": "string", "description": "Gitea login"},
         "label": {"type": "string"},
-        "query": {"type": "string", "description": "free text, for view search"},
-        "limit": {"type": "integer", "minimum": 1, "default": 20, "description": "default 20, max 100 (larger is clamped)"}
+        "query": {"type": "string"},
+        "limit": {"type": "integer", "default": 20, "description": "max 100"}
       }
     }
   }
@@ -113,11 +115,11 @@ const queryProjectOutputSchema = `{
 }`
 
 func (s *Service) queryProjectTool() Tool {
-	return Declare("query_project",
-		"Read the project plan: pick a view (focus, issue, milestone, board, runway, calibration, directives, "+
-			"standup, search) and narrow it with filters. Answers come from the latest forecast snapshot; every "+
-			"date is a p10/p50/p80 range computed by the scheduler, never by you.",
-		true, false, queryProjectInputSchema, queryProjectOutputSchema, s.queryProject)
+	return Declare(Tool{Name: "query_project", Scope: ScopeRead, Hints: Hints{ReadOnly: true, Idempotent: true},
+		Description: "Read the plan from the latest forecast snapshot; dates are p10/p50/p80 ranges from " +
+			"the scheduler, never your own.",
+		InputSchema: json.RawMessage(queryProjectInputSchema), OutputSchema: json.RawMessage(queryProjectOutputSchema)},
+		s.queryProject)
 }
 
 // query is one query_project request being answered.

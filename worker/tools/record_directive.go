@@ -105,13 +105,11 @@ const recordDirectiveOutputSchema = `{
 }`
 
 func (s *Service) recordDirectiveTool() Tool {
-	return Declare("record_directive",
-		"Record a PM directive (reprioritize, reestimate, set-deadline, scope, capacity, note) with the PM's "+
-			"verbatim words in the ledger and get its consequence per milestone (before/after) for "+
-			"propose-approve. It changes nothing in Gitea: effects land later through apply_changes with this "+
-			"directiveId; capacity directives change CommiTea's own capacity calendar at once. params by kind: "+
-			kindDocs()+". Without params the big model reads them from the quote (data.negotiated shows what it read).",
-		false, false, recordDirectiveInputSchema, recordDirectiveOutputSchema, s.recordDirective)
+	return Declare(Tool{Name: "record_directive", Scope: ScopeWrite, Hints: Hints{},
+		Description: "Record a PM directive with their exact words; answers the forecast before/after per " +
+			"milestone. Gitea changes only via apply_changes with directiveId.",
+		InputSchema: json.RawMessage(recordDirectiveInputSchema), OutputSchema: json.RawMessage(recordDirectiveOutputSchema)},
+		s.recordDirective)
 }
 
 // directiveParams is the union of every kind's params; each kind reads its
