@@ -17,6 +17,9 @@ const (
 	// back to CommiTea.
 	dashboardPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 		"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	// signinPolicy: the sign-in pages (/auth/…), with their stylesheet;
+	// the way to Gitea is a redirect, which no policy restricts.
+	signinPolicy = "default-src 'none'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 	// riverUIPolicy: River's single-page app loads its script and styles
 	// from its own prefix and calls its API; its components set style
 	// attributes at run time, so inline style (never inline script) is

@@ -23,7 +23,7 @@ func TestBrowserPagesBehindATLSProxy(t *testing.T) {
 		_, _ = io.WriteString(w, "<!doctype html><title>page</title>")
 	})
 	router := func(publicURL string) http.Handler {
-		return NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Dashboard: page, RiverUI: page, PublicURL: publicURL,
+		return NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Dashboard: page, RiverUI: page, PublicURL: publicURL, TokenLinks: true,
 			Tokens: []Token{{Name: "ops", Scopes: []string{tools.ScopeRead, tools.ScopeApprove}, Secret: "ops-secret-0123456789"}}})
 	}
 	do := func(h http.Handler, path string, set func(*http.Request)) *httptest.ResponseRecorder {

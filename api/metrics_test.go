@@ -102,7 +102,7 @@ func TestSnapshotAge(t *testing.T) {
 func TestDashboardAndRiverUIAuth(t *testing.T) {
 	t.Parallel()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "page "+r.URL.Path) })
-	h := NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Dashboard: ok, RiverUI: ok, Tokens: []Token{
+	h := NewRouter(Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Dashboard: ok, RiverUI: ok, TokenLinks: true, Tokens: []Token{
 		{Name: "reader", Scopes: []string{tools.ScopeRead}, Secret: "reader-secret-0123456789"},
 		{Name: "ops", Scopes: []string{tools.ScopeRead, tools.ScopeApprove}, Secret: "ops-secret-0123456789"},
 	}})
@@ -141,6 +141,29 @@ func TestDashboardAndRiverUIAuth(t *testing.T) {
 	}
 	if rec := do("/dashboard/", bearer("not-a-token-at-all")); rec.Code != http.StatusUnauthorized {
 		t.Fatalf("unknown token: %d", rec.Code)
+	}
+
+	// With token links off (serve's default) neither the link nor its
+	// cookie opens a page; the bearer header still does.
+	off := NewRouter(Config{Dashboard: ok, RiverUI: ok, Tokens: []Token{{Name: "reader", Scopes: []string{tools.ScopeRead}, Secret: "reader-secret-0123456789"}}})
+	for _, set := range []func(*http.Request){
+		func(r *http.Request) { r.URL.RawQuery = "token=reader-secret-0123456789" },
+		func(r *http.Request) { r.AddCookie(cookies[0]) },
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/dashboard/ceo/demo/", nil)
+		set(req)
+		rec := httptest.NewRecorder()
+		off.ServeHTTP(rec, req)
+		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "dashboard.token_links") {
+			t.Fatalf("token links off: %d %s", rec.Code, rec.Body)
+		}
+	}
+	req := httptest.NewRequest(http.MethodGet, "/dashboard/ceo/demo/", nil)
+	bearer("reader-secret-0123456789")(req)
+	rec = httptest.NewRecorder()
+	off.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("bearer header with token links off: %d", rec.Code)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/metrics"
@@ -43,11 +44,23 @@ type Config struct {
 	// PMState, when set, serves GET /v1/pm-state.md (read scope).
 	PMState PMStateRenderer
 	Version string
-	// Dashboard, when set, is served at /dashboard/ to read-scope tokens.
+	// Dashboard, when set, is served at /dashboard/ to read-scope tokens
+	// and to people signed in with Gitea, each project to those who read
+	// it in Gitea.
 	Dashboard http.Handler
-	// RiverUI, when set, is served at /riverui/ to approve-scope tokens:
-	// it can retry and cancel jobs.
+	// RiverUI, when set, is served at /riverui/ to approve-scope tokens
+	// and to people with approve on every project: it can retry and
+	// cancel jobs.
 	RiverUI http.Handler
+	// SignIn, when set, serves "Sign in with Gitea" (/auth/…) for the
+	// dashboard and the River UI. Its sessions never reach /v1 or /mcp.
+	SignIn *signin.Service
+	// TokenLinks lets those pages take a token once as ?token= (then a
+	// cookie); otherwise they take a token only as a bearer header.
+	TokenLinks bool
+	// Projects are the configured projects ("owner/repo"), which a
+	// signed-in person may read or not.
+	Projects []string
 	// MetricsToken, when set, is the bearer token /metrics asks for;
 	// otherwise /metrics is open.
 	MetricsToken string
@@ -67,6 +80,9 @@ func (c Config) secureOrigin() bool {
 func NewRouter(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer, securityHeaders(cfg.secureOrigin()))
@@ -92,7 +108,14 @@ func NewRouter(cfg Config) http.Handler {
 	// operator who cannot keep the port private sets a token that the
 	// scraper sends (Prometheus: authorization.credentials).
 	r.Method(http.MethodGet, "/metrics", requireMetricsToken(cfg.MetricsToken, metrics.Handler()))
-	browser := newAuthenticator(cfg.Tokens)
+	browser := &browserAuth{tokens: newAuthenticator(cfg.Tokens), signin: cfg.SignIn, tokenLinks: cfg.TokenLinks,
+		secure: cfg.secureOrigin(), projects: cfg.Projects, log: cfg.Log}
+	if cfg.SignIn != nil {
+		r.Group(func(r chi.Router) {
+			r.Use(contentPolicy(signinPolicy))
+			cfg.SignIn.Mount(r)
+		})
+	}
 	if cfg.Dashboard != nil {
 		r.Get("/", func(w http.ResponseWriter, req *http.Request) {
 			target := "/dashboard/"
@@ -101,12 +124,10 @@ func NewRouter(cfg Config) http.Handler {
 			}
 			http.Redirect(w, req, target, http.StatusFound)
 		})
-		r.With(contentPolicy(dashboardPolicy), browser.requireBrowserScope(tools.ScopeRead, cfg.secureOrigin())).
-			Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
+		r.With(contentPolicy(dashboardPolicy), browser.dashboard("/dashboard")).Mount("/dashboard", http.StripPrefix("/dashboard", cfg.Dashboard))
 	}
 	if cfg.RiverUI != nil {
-		r.With(contentPolicy(riverUIPolicy), browser.requireBrowserScope(tools.ScopeApprove, cfg.secureOrigin())).
-			Mount("/riverui", cfg.RiverUI)
+		r.With(contentPolicy(riverUIPolicy), browser.riverUI).Mount("/riverui", cfg.RiverUI)
 	}
 	return r
 }

@@ -6,8 +6,13 @@
 #   3. creates an access token unless the one in $TOKEN_FILE still works,
 #      and writes it there for CommiTea (GITEA_TOKEN_FILE);
 #   4. creates the repository $ADMIN_USER/$REPO if missing;
-#   5. creates or updates its webhook to $WEBHOOK_URL with the shared secret.
-# The image has curl but no jq: JSON is read with sed.
+#   5. creates or updates its webhook to $WEBHOOK_URL with the shared secret;
+#   6. registers CommiTea as an OAuth2 application ("Sign in with Gitea")
+#      with the redirect URI $PUBLIC_URL/auth/callback, unless the one whose
+#      id and secret are in $OAUTH_CLIENT_ID_FILE and $OAUTH_CLIENT_SECRET_FILE
+#      is current, and writes them there for CommiTea (GITEA_OAUTH_CLIENT_*_FILE).
+# The image has curl but no jq: JSON is read with sed, one object per line
+# (split at "},{"), each field looked for wherever it sits in the object.
 set -euo pipefail
 
 : "${GITEA_URL:=http://gitea:3000}"
@@ -18,6 +23,11 @@ set -euo pipefail
 : "${WEBHOOK_URL:=http://commitea:8080/webhooks/gitea}"
 : "${TOKEN_FILE:=/shared/gitea-token}"
 : "${TOKEN_OWNER_UID:=65532}" # distroless "nonroot", the user CommiTea runs as
+: "${TOKEN_OWNER_GID:=$TOKEN_OWNER_UID}"
+: "${PUBLIC_URL:=http://localhost:8080}" # CommiTea as browsers reach it
+: "${OAUTH_APP_NAME:=CommiTea}"
+: "${OAUTH_CLIENT_ID_FILE:=/shared/gitea-oauth-client-id}"
+: "${OAUTH_CLIENT_SECRET_FILE:=/shared/gitea-oauth-client-secret}"
 : "${COMMITEA_WEBHOOK_SECRET:?COMMITEA_WEBHOOK_SECRET must be set}"
 API="$GITEA_URL/api/v1"
 
@@ -40,6 +50,21 @@ api() {
 	if [ -n "$data" ]; then args+=(--data "$data"); fi
 	status=$(curl "${args[@]}" "$API$path") || status=000
 	resp=$(cat "$tmp")
+}
+
+# objects prints a JSON array's objects one per line (they hold no nested
+# arrays of objects here); str NAME and num NAME read a field of one line.
+objects() { printf '%s' "$1" | sed 's/^\[//; s/\]$//; s/},{/}\
+{/g'; }
+str() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
+num() { sed -n "s/.*[{,]\"$1\":\([0-9][0-9]*\).*/\1/p"; }
+
+# write_secret FILE VALUE writes VALUE to FILE readable by CommiTea only,
+# replacing it in one step.
+write_secret() {
+	(umask 077 && printf '%s\n' "$2" >"$1.tmp")
+	chown "$TOKEN_OWNER_UID:$TOKEN_OWNER_GID" "$1.tmp"
+	mv "$1.tmp" "$1"
 }
 
 log "waiting for $GITEA_URL"
@@ -72,12 +97,9 @@ if [ -z "$token" ]; then
 	api POST "/users/$ADMIN_USER/tokens" \
 		"{\"name\":\"commitea-$(date +%s)\",\"scopes\":[\"write:issue\",\"write:repository\",\"read:user\"]}"
 	[ "$status" = 201 ] || { log "token: HTTP $status: $resp"; exit 1; }
-	new=$(printf '%s' "$resp" | sed -n 's/.*"sha1":"\([^"]*\)".*/\1/p')
+	new=$(printf '%s' "$resp" | str sha1)
 	[ -n "$new" ] || { log "token: no sha1 in $resp"; exit 1; }
-	umask 077
-	printf '%s\n' "$new" >"$TOKEN_FILE.tmp"
-	chown "$TOKEN_OWNER_UID:$TOKEN_OWNER_UID" "$TOKEN_FILE.tmp"
-	mv "$TOKEN_FILE.tmp" "$TOKEN_FILE"
+	write_secret "$TOKEN_FILE" "$new"
 	token=$new
 fi
 
@@ -96,10 +118,7 @@ hook="{\"type\":\"gitea\",\"active\":true,\"branch_filter\":\"*\",
 \"config\":{\"url\":\"$WEBHOOK_URL\",\"content_type\":\"json\",\"http_method\":\"post\",\"secret\":\"$COMMITEA_WEBHOOK_SECRET\"}}"
 api GET "/repos/$ADMIN_USER/$REPO/hooks"
 [ "$status" = 200 ] || { log "list hooks: HTTP $status: $resp"; exit 1; }
-hooks=$resp
-# One hook per line, each starting with its id.
-id=$(printf '%s' "$hooks" | sed 's/{"id":/\
-/g' | grep -F "\"url\":\"$WEBHOOK_URL\"" | sed -n '1s/^\([0-9]*\).*/\1/p' || true)
+id=$(objects "$resp" | grep -F "\"url\":\"$WEBHOOK_URL\"" | head -n 1 | num id || true)
 if [ -n "$id" ]; then
 	api PATCH "/repos/$ADMIN_USER/$REPO/hooks/$id" "$hook"
 	[ "$status" = 200 ] || { log "update hook $id: HTTP $status: $resp"; exit 1; }
@@ -109,4 +128,33 @@ else
 	[ "$status" = 201 ] || { log "create hook: HTTP $status: $resp"; exit 1; }
 	log "created hook"
 fi
-log "done: token in $TOKEN_FILE, project $ADMIN_USER/$REPO"
+redirect="$PUBLIC_URL/auth/callback"
+log "OAuth2 application $OAUTH_APP_NAME for $redirect"
+app="{\"name\":\"$OAUTH_APP_NAME\",\"redirect_uris\":[\"$redirect\"],\"confidential_client\":true}"
+api GET /user/applications/oauth2
+[ "$status" = 200 ] || { log "list OAuth2 applications: HTTP $status: $resp"; exit 1; }
+line=$(objects "$resp" | grep -F "\"name\":\"$OAUTH_APP_NAME\"" | head -n 1 || true)
+app_id=$(printf '%s' "$line" | num id)
+client_id=$(printf '%s' "$line" | str client_id)
+if [ -n "$app_id" ] && [ -s "$OAUTH_CLIENT_SECRET_FILE" ] && [ "$(cat "$OAUTH_CLIENT_ID_FILE" 2>/dev/null)" = "$client_id" ] &&
+	printf '%s' "$line" | grep -qF "\"redirect_uris\":[\"$redirect\"]"; then
+	log "application $app_id is current"
+else
+	# Gitea shows a secret only when it makes one: on create, and on
+	# PATCH, which makes a new one. A lost secret file costs a new secret.
+	if [ -n "$app_id" ]; then
+		api PATCH "/user/applications/oauth2/$app_id" "$app"
+		want=200
+	else
+		api POST /user/applications/oauth2 "$app"
+		want=201
+	fi
+	[ "$status" = "$want" ] || { log "OAuth2 application: HTTP $status: $resp"; exit 1; }
+	client_id=$(printf '%s' "$resp" | str client_id)
+	client_secret=$(printf '%s' "$resp" | str client_secret)
+	[ -n "$client_id" ] && [ -n "$client_secret" ] || { log "OAuth2 application: no client id or secret in the answer"; exit 1; }
+	write_secret "$OAUTH_CLIENT_ID_FILE" "$client_id"
+	write_secret "$OAUTH_CLIENT_SECRET_FILE" "$client_secret"
+	log "application ${app_id:-created}: client id and secret in $OAUTH_CLIENT_ID_FILE, $OAUTH_CLIENT_SECRET_FILE"
+fi
+log "done: token in $TOKEN_FILE, project $ADMIN_USER/$REPO, sign-in at $PUBLIC_URL/dashboard/"

@@ -48,12 +48,53 @@ func BenchmarkRunGrowth(b *testing.B) {
 
 // BenchmarkRunDoneBy10k is BenchmarkRun10k counting "how many by when"
 // over a year of days, as the recompute does.
-func BenchmarkRunDoneBy10k(b *testing.B) {
-	benchForecast(b, 2000, 10000, func(in Input, opts Options) (Forecast, error) {
+func BenchmarkRunDoneBy10k(b *testing.B) { benchForecast(b, 2000, 10000, runDoneByYear(b)) }
+
+// BenchmarkDoneByCost compares Run and RunDoneBy at the default 2,000
+// trials, where the curve counts every trial.
+func BenchmarkDoneByCost(b *testing.B) {
+	b.Run("run", func(b *testing.B) { benchForecast(b, 2000, 2000, Run) })
+	b.Run("doneBy", func(b *testing.B) { benchForecast(b, 2000, 2000, runDoneByYear(b)) })
+}
+
+func runDoneByYear(b *testing.B) func(Input, Options) (Forecast, error) {
+	return func(in Input, opts Options) (Forecast, error) {
 		f, d, err := RunDoneBy(in, opts, DoneByOptions{Days: 365})
 		if err == nil && len(d.AtLeast80) != 365 {
 			b.Fatalf("%d days", len(d.AtLeast80))
 		}
 		return f, err
-	})
+	}
+}
+
+// BenchmarkCountDoneBy is the per-block cost of "how many by when" alone
+// (one block of the benchmark project's trials, a year of days), beside
+// BenchmarkRunBlock, the schedule of that block.
+func BenchmarkCountDoneBy(b *testing.B) {
+	p, s := benchBlock(b)
+	p.doneBy = newDoneByDays(p.origin, DoneByOptions{Days: 365})
+	a := p.newDoneByAcc()
+	for b.Loop() {
+		p.countDoneBy(0, blockTrials, s, a)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(p.items)*blockTrials), "ns/issue-trial")
+}
+
+// BenchmarkRunBlock schedules one block of the benchmark project.
+func BenchmarkRunBlock(b *testing.B) {
+	p, s := benchBlock(b)
+	for b.Loop() {
+		p.runBlock(0, s, nil, nil)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(p.items)*blockTrials), "ns/issue-trial")
+}
+
+func benchBlock(b *testing.B) (*plan, *blockState) {
+	p, err := newPlan(benchProject(2000), Options{Trials: 10000, Seed: 1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := p.newBlockState()
+	p.runBlock(0, s, nil, nil)
+	return p, s
 }

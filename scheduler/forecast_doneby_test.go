@@ -199,3 +199,24 @@ func TestBaselineDoneBy(t *testing.T) {
 		t.Fatal("no weeks, no error")
 	}
 }
+
+// TestDoneByCountsTheFirstTrials: a forecast of more trials counts its
+// curve on the first DoneByTrials, the same ones a forecast of exactly
+// that many runs.
+func TestDoneByCountsTheFirstTrials(t *testing.T) {
+	in := genProject(5, genSpec{issues: 40, people: 4, milestones: 2, depFrac: 0.3, unassignedFrac: 0.2})
+	do := DoneByOptions{Days: 120}
+	_, many, err := RunDoneBy(in, Options{Trials: DoneByTrials + 1000, Seed: 9}, do)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, exactly, err := RunDoneBy(in, Options{Trials: DoneByTrials, Seed: 9, Workers: 1}, do)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(many)
+	b, _ := json.Marshal(exactly)
+	if !bytes.Equal(a, b) || many.Trials != DoneByTrials {
+		t.Fatalf("curves differ:\n%s\n%s", a, b)
+	}
+}

@@ -393,7 +393,7 @@ func (p *plan) accumulate(t0, nb int, s *blockState, acc *workerAcc, groupFin, p
 		}
 	}
 	if acc.doneBy != nil {
-		p.countDoneBy(nb, s, acc.doneBy)
+		p.countDoneBy(t0, nb, s, acc.doneBy)
 	}
 	for k := range p.people {
 		start := p.people[k].start

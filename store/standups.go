@@ -223,6 +223,9 @@ type SnapshotHead struct {
 	// Capacity is the runway's per-person capacity ('[]' when the
 	// snapshot predates it).
 	Capacity json.RawMessage
+	// Aging is the flow figures' SLE, window and work item ages,
+	// {"sle", "windowDays", "age"} ('{}' when the snapshot predates them).
+	Aging json.RawMessage
 }
 
 // LatestSnapshotVersion returns the version of a project's newest
@@ -244,10 +247,11 @@ func SnapshotHeadAt(ctx context.Context, q DBTX, projectID, version int64) (Snap
 	// jsonb_to_record reads the large, compressed document once; three
 	// operators on it would decompress it three times.
 	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]'),
-			coalesce(h.runway->'capacity', '[]')
-		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb, runway jsonb)
+			coalesce(h.runway->'capacity', '[]'),
+			coalesce(jsonb_build_object('sle', h.flow->'sle', 'windowDays', h.flow->'windowDays', 'age', h.flow->'age'), '{}')
+		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb, runway jsonb, flow jsonb)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version).
-		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones, &h.Capacity)
+		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones, &h.Capacity, &h.Aging)
 	if noRows(err) {
 		return SnapshotHead{}, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, ErrNotFound)
 	}

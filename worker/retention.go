@@ -11,8 +11,8 @@ import (
 	"github.com/commitea/commitea/store"
 )
 
-// RetentionArgs asks for old deliveries and idle conversations to be
-// pruned.
+// RetentionArgs asks for old deliveries, idle conversations and
+// long-ended sign-in sessions to be pruned.
 type RetentionArgs struct{}
 
 // Kind names the job in River.
@@ -28,14 +28,17 @@ func (RetentionArgs) InsertOpts() river.InsertOpts {
 const pruneBatch = 5000
 
 // RetentionWorker deletes webhook deliveries received more than Deliveries
-// ago and conversations idle for more than Conversations. A zero duration
-// keeps that kind forever.
+// ago, conversations idle for more than Conversations and sessions ended
+// more than Sessions ago. A zero duration keeps that kind forever.
 type RetentionWorker struct {
 	river.WorkerDefaults[RetentionArgs]
 	Pool          *store.Pool
 	Deliveries    time.Duration
 	Conversations time.Duration
-	Log           *slog.Logger
+	// Sessions is how long a sign-in session that ended (expired or
+	// revoked) stays listed by `commitea sessions list --all`.
+	Sessions time.Duration
+	Log      *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -53,6 +56,7 @@ func (w *RetentionWorker) Work(ctx context.Context, _ *river.Job[RetentionArgs])
 	}{
 		{"deliveries", w.Deliveries, store.PruneDeliveries},
 		{"conversation turns", w.Conversations, store.PruneConversations},
+		{"ended sessions", w.Sessions, store.PruneWebSessions},
 	} {
 		if kind.keep <= 0 {
 			continue

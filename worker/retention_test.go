@@ -13,7 +13,8 @@ import (
 )
 
 // The retention job prunes more than one batch of old
-// deliveries and the idle conversations, and keeps everything newer.
+// deliveries, the idle conversations and long-ended sessions, and keeps
+// everything newer.
 func TestRetentionPrunesOldDeliveriesAndIdleConversations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -38,6 +39,14 @@ func TestRetentionPrunesOldDeliveriesAndIdleConversations(t *testing.T) {
 	mustExec(t, pool, `UPDATE conversation_turns SET created_at = $1 WHERE conversation_id = 'idle'`, now.Add(-91*24*time.Hour))
 	mustExec(t, pool, `UPDATE conversation_turns SET created_at = $1 WHERE conversation_id = 'recent'`, now.Add(-89*24*time.Hour))
 
+	for k, ended := range []time.Time{now.Add(-31 * 24 * time.Hour), now.Add(-29 * 24 * time.Hour)} {
+		_, err := store.CreateWebSession(ctx, pool, []byte(fmt.Sprintf("session-%d", k)), store.WebSession{Login: "dev", GiteaUserID: 2,
+			CreatedAt: ended.Add(-time.Hour), LastSeenAt: ended.Add(-time.Hour), IdleExpiresAt: ended, ExpiresAt: ended.Add(time.Hour), PermissionsAt: ended})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	run := func(w *RetentionWorker) {
 		t.Helper()
 		if err := w.Work(ctx, &river.Job[RetentionArgs]{}); err != nil {
@@ -49,7 +58,10 @@ func TestRetentionPrunesOldDeliveriesAndIdleConversations(t *testing.T) {
 	if n := count(t, pool, `SELECT count(*) FROM deliveries`); n != pruneBatch+8 {
 		t.Fatalf("%d deliveries after a no-op run", n)
 	}
-	run(&RetentionWorker{Pool: pool, Deliveries: 30 * 24 * time.Hour, Conversations: 90 * 24 * time.Hour, Log: quietLog(), Now: func() time.Time { return now }})
+	run(&RetentionWorker{Pool: pool, Deliveries: 30 * 24 * time.Hour, Conversations: 90 * 24 * time.Hour, Sessions: 30 * 24 * time.Hour, Log: quietLog(), Now: func() time.Time { return now }})
+	if n := count(t, pool, `SELECT count(*) FROM web_sessions`); n != 1 {
+		t.Errorf("%d sessions left, want the one ended 29 days ago", n)
+	}
 	if n := count(t, pool, `SELECT count(*) FROM deliveries`); n != 1 {
 		t.Errorf("%d deliveries left, want only the fresh one", n)
 	}

@@ -132,6 +132,17 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	if err := json.Unmarshal(head.Capacity, &snap.Capacity); err != nil {
 		return Generated{}, fmt.Errorf("decode capacity of snapshot %d of %s: %w", head.Version, project.FullName(), err)
 	}
+	var aging struct {
+		SLE        *scheduler.SLE          `json:"sle"`
+		WindowDays *int                    `json:"windowDays"`
+		Age        []scheduler.WorkItemAge `json:"age"`
+	}
+	if err := json.Unmarshal(head.Aging, &aging); err != nil {
+		return Generated{}, fmt.Errorf("decode flow of snapshot %d of %s: %w", head.Version, project.FullName(), err)
+	}
+	if aging.SLE != nil && aging.WindowDays != nil {
+		snap.SLE, snap.FlowWindowDays, snap.Age = *aging.SLE, *aging.WindowDays, aging.Age
+	}
 	snap.Statuses = make([]scheduler.IssueStatus, len(statuses))
 	for i, st := range statuses {
 		snap.Statuses[i] = scheduler.IssueStatus{Number: st.Number, State: scheduler.State(st.State), Discarded: st.Discarded,

@@ -551,3 +551,42 @@ func TestStandupNamesAtRiskMilestonesAndFlagsCriticalWork(t *testing.T) {
 	}
 	t.Logf("\n%s", g.Text)
 }
+
+// TestStandupListsAgingWork: the standup's aging section is the
+// snapshot's aging work, oldest first, and the text names each issue.
+func TestStandupListsAgingWork(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	day, _ := ParseDay(standupDay)
+	g, err := f.standups.Generate(ctx, f.p.ID, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data SnapshotData
+	if err := json.Unmarshal(snap.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	var want []int64
+	for _, a := range data.Flow.Age {
+		if a.Aging {
+			want = append(want, a.Number)
+		}
+	}
+	var got []int64
+	for _, it := range g.Report.Aging.Items {
+		got = append(got, it.Number)
+		if !strings.Contains(g.Text, fmt.Sprintf("#%d %s", it.Number, it.Title)) || it.Title == "" {
+			t.Errorf("the text does not name aging #%d:\n%s", it.Number, g.Text)
+		}
+	}
+	if len(want) > 10 {
+		want = want[:10]
+	}
+	if len(want) == 0 || !slices.Equal(got, want) || g.Report.Aging.SLE != data.Flow.SLE {
+		t.Fatalf("aging %v (SLE %+v), snapshot's %v (SLE %+v)", got, g.Report.Aging.SLE, want, data.Flow.SLE)
+	}
+}

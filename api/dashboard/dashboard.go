@@ -27,8 +27,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 //go:embed templates/*.html
@@ -135,19 +137,49 @@ type view struct {
 	Now      time.Time
 	Empty    string // set when there is no snapshot yet
 	Data     any
+	// SignedInAs is the Gitea login of a signed-in viewer, who gets a
+	// sign-out button posting to SignOutPath.
+	SignedInAs  string
+	SignOutPath string
+}
+
+// withViewer fills the view's sign-in fields from the request.
+func withViewer(r *http.Request, v view) view {
+	if who, ok := signin.ViewerFrom(r.Context()); ok && who.SignedIn {
+		v.SignedInAs, v.SignOutPath = who.Name, signin.LogoutPath
+	}
+	return v
+}
+
+// visibleProjects are the projects the request's viewer reads; the api
+// layer answers 404 for the others' pages, and the index does not name
+// them. Without a viewer (the handler mounted alone), every project.
+func (d *Dashboard) visibleProjects(r *http.Request) []store.Project {
+	who, ok := signin.ViewerFrom(r.Context())
+	if !ok {
+		return d.cfg.Projects
+	}
+	var out []store.Project
+	for _, p := range d.cfg.Projects {
+		if who.Can(p.FullName(), tools.ScopeRead) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (d *Dashboard) index(w http.ResponseWriter, r *http.Request) {
-	if len(d.cfg.Projects) == 1 {
-		p := d.cfg.Projects[0]
+	projects := d.visibleProjects(r)
+	if len(projects) == 1 {
+		p := projects[0]
 		http.Redirect(w, r, d.cfg.Prefix+"/"+p.Owner+"/"+p.Name+"/", http.StatusFound)
 		return
 	}
-	names := make([]string, 0, len(d.cfg.Projects))
-	for _, p := range d.cfg.Projects {
+	names := make([]string, 0, len(projects))
+	for _, p := range projects {
 		names = append(names, p.FullName())
 	}
-	d.render(w, "index", view{Prefix: d.cfg.Prefix, Title: "Projects", Data: names, Now: d.cfg.Now()})
+	d.render(w, "index", withViewer(r, view{Prefix: d.cfg.Prefix, Title: "Projects", Data: names, Now: d.cfg.Now()}))
 }
 
 // errNotFound makes a page answer 404.
@@ -169,7 +201,7 @@ func (d *Dashboard) page(name string, build func(ctx context.Context, p store.Pr
 			return
 		}
 		now := d.cfg.Now()
-		v := view{Prefix: d.cfg.Prefix, Project: project.FullName(), Base: d.cfg.Prefix + "/" + project.FullName(), Page: name, Now: now}
+		v := withViewer(r, view{Prefix: d.cfg.Prefix, Project: project.FullName(), Base: d.cfg.Prefix + "/" + project.FullName(), Page: name, Now: now})
 		snap, err := d.snapshot(r.Context(), project.ID)
 		if err != nil {
 			d.cfg.Log.ErrorContext(r.Context(), "dashboard snapshot", slog.String("project", full), slog.Any("error", err))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/commitea/commitea/api"
 	"github.com/commitea/commitea/api/dashboard"
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/flow"
@@ -114,7 +115,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations, Log: m.logger})
+	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations,
+		Sessions: endedSessionsListed, Log: m.logger})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
 	// One model router for the tools and the standups: one budget, one
@@ -202,6 +204,10 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if err := riverUI.Start(ctx); err != nil {
 		return fmt.Errorf("start river ui: %w", err)
 	}
+	signIn, err := m.signIn(cfg, pool, gc, projects)
+	if err != nil {
+		return err
+	}
 	toolService := tools.NewService(pool, projects, m.logger)
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
 	toolService.Models = languageModels
@@ -223,12 +229,17 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		RiverUI:       riverUI,
 		MetricsToken:  cfg.Server.MetricsToken.Reveal(),
 		PublicURL:     strings.TrimSuffix(cfg.Server.PublicURL, "/"),
+		SignIn:        signIn,
+		TokenLinks:    cfg.Dashboard.TokenLinks,
+		Projects:      cfg.Projects,
 	})
 	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", cfg.Server.Addr)
-	if err != nil {
-		ingest.Close()
-		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+	ln := opts.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Server.Addr); err != nil {
+			ingest.Close()
+			return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+		}
 	}
 	m.logger.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("role", string(opts.Role)), slog.Int("projects", len(projects)),
 		slog.String("dashboard", cfg.PublicBase(ln.Addr())+"/dashboard/"))
@@ -249,6 +260,32 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		err = nil
 	}
 	return err
+}
+
+// signIn builds "Sign in with Gitea" when it is configured, and says at
+// start-up how people reach the pages.
+func (m *Main) signIn(cfg Config, pool *store.Pool, gc *gitea.Client, projects []store.Project) (*signin.Service, error) {
+	if cfg.Dashboard.TokenLinks {
+		m.logger.Warn("dashboard.token_links is on: the dashboard and the River UI take a bearer token in their address (?token=…); anyone holding such a link holds the token")
+	}
+	if !cfg.SignInEnabled() {
+		if !cfg.Dashboard.TokenLinks {
+			m.logger.Info("people reach the dashboard with a bearer header only: set gitea.oauth_client_id for sign-in with Gitea, or dashboard.token_links")
+		}
+		return nil, nil
+	}
+	s, err := signin.New(signin.Config{
+		Pool: pool, Gitea: gc, GiteaURL: cfg.Gitea.URL, BrowserURL: cfg.Gitea.BrowserURL,
+		ClientID: cfg.Gitea.OAuthClientID, ClientSecret: cfg.Gitea.OAuthClientSecret.Reveal(),
+		PublicURL: cfg.Server.PublicURL, Projects: projects,
+		IdleTimeout: cfg.Sessions.IdleTimeout, MaxAge: cfg.Sessions.MaxAge, Refresh: cfg.Sessions.PermissionRefresh,
+		Log: m.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.logger.Info("sign-in with Gitea is on", slog.String("callback", strings.TrimSuffix(cfg.Server.PublicURL, "/")+signin.CallbackPath))
+	return s, nil
 }
 
 // apiTokens hands the configured bearer tokens to the API, which keeps

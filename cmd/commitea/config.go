@@ -28,6 +28,8 @@ type Config struct {
 	Database  DatabaseConfig  `toml:"database"`
 	Gitea     GiteaConfig     `toml:"gitea"`
 	Server    ServerConfig    `toml:"server"`
+	Dashboard DashboardConfig `toml:"dashboard"`
+	Sessions  SessionsConfig  `toml:"sessions"`
 	Log       LogConfig       `toml:"log"`
 	Reconcile ReconcileConfig `toml:"reconcile"`
 	Retention RetentionConfig `toml:"retention"`
@@ -57,6 +59,35 @@ type GiteaConfig struct {
 	Token Secret `toml:"token"`
 	// WebhookSecret is the shared secret Gitea signs webhook bodies with.
 	WebhookSecret Secret `toml:"webhook_secret"`
+	// BrowserURL is where people's browsers reach Gitea, when that is not
+	// URL (docker compose: CommiTea calls http://gitea:3000, browsers
+	// http://localhost:3000). Sign-in sends browsers there.
+	BrowserURL string `toml:"browser_url"`
+	// OAuthClientID and OAuthClientSecret are the OAuth2 application
+	// registered in Gitea for "Sign in with Gitea"; both set turn sign-in
+	// on. Its redirect URI is server.public_url + /auth/callback.
+	OAuthClientID     string `toml:"oauth_client_id"`
+	OAuthClientSecret Secret `toml:"oauth_client_secret"`
+}
+
+// DashboardConfig is how people reach the pages.
+type DashboardConfig struct {
+	// TokenLinks lets the dashboard and the River UI take a bearer token
+	// once in the address (?token=…, then a cookie). Anyone holding such a
+	// link holds the token, so it is off unless asked for (the demo asks).
+	TokenLinks bool `toml:"token_links"`
+}
+
+// SessionsConfig bounds the sessions of people signed in with Gitea.
+type SessionsConfig struct {
+	// IdleTimeout ends a session not used for this long; MaxAge ends any
+	// session this long after sign-in.
+	IdleTimeout time.Duration `toml:"idle_timeout"`
+	MaxAge      time.Duration `toml:"max_age"`
+	// PermissionRefresh is how old a session's Gitea permissions may get
+	// before a request reads them again: a downgrade in Gitea takes effect
+	// within it.
+	PermissionRefresh time.Duration `toml:"permission_refresh"`
 }
 
 // ServerConfig is the HTTP listener.
@@ -237,12 +268,17 @@ const (
 	// MinDeliveryRetention stays far behind Gitea's redelivery of a
 	// webhook, which a pruned id would no longer dedupe.
 	MinDeliveryRetention = 24 * time.Hour
+	// Sessions of people signed in with Gitea.
+	DefaultSessionIdleTimeout = 12 * time.Hour
+	DefaultSessionMaxAge      = 7 * 24 * time.Hour
+	DefaultPermissionRefresh  = 10 * time.Minute
 )
 
 // DefaultConfig is the configuration before any file or environment is read.
 func DefaultConfig() Config {
 	return Config{
 		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes},
+		Sessions:  SessionsConfig{IdleTimeout: DefaultSessionIdleTimeout, MaxAge: DefaultSessionMaxAge, PermissionRefresh: DefaultPermissionRefresh},
 		Log:       LogConfig{Format: "text", Level: "info"},
 		Reconcile: ReconcileConfig{Interval: DefaultReconcileInterval},
 		Retention: RetentionConfig{Deliveries: DefaultDeliveryRetention, Conversations: DefaultConversationRetention},
@@ -424,6 +460,11 @@ func envBindings() []envBinding {
 		{env: "GITEA_URL", key: "gitea.url", apply: str(func(c *Config) *string { return &c.Gitea.URL })},
 		{env: "GITEA_TOKEN", key: "gitea.token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Gitea.Token })},
 		{env: "COMMITEA_WEBHOOK_SECRET", key: "gitea.webhook_secret", secret: true, apply: secret(func(c *Config) *Secret { return &c.Gitea.WebhookSecret })},
+		{env: "GITEA_BROWSER_URL", key: "gitea.browser_url", apply: str(func(c *Config) *string { return &c.Gitea.BrowserURL })},
+		// The client id is no secret, but compose-init writes it to a file
+		// beside the secret, so it takes _FILE too.
+		{env: "GITEA_OAUTH_CLIENT_ID", key: "gitea.oauth_client_id", secret: true, apply: str(func(c *Config) *string { return &c.Gitea.OAuthClientID })},
+		{env: "GITEA_OAUTH_CLIENT_SECRET", key: "gitea.oauth_client_secret", secret: true, apply: secret(func(c *Config) *Secret { return &c.Gitea.OAuthClientSecret })},
 		{env: "COMMITEA_PROJECTS", key: "projects", apply: list(func(c *Config) *[]string { return &c.Projects })},
 		{env: "COMMITEA_ADDR", key: "server.addr", apply: str(func(c *Config) *string { return &c.Server.Addr })},
 		{env: "COMMITEA_MAX_BODY_BYTES", key: "server.max_body_bytes", apply: func(c *Config, v string) error {
@@ -436,6 +477,17 @@ func envBindings() []envBinding {
 		}},
 		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
 		{env: "COMMITEA_PUBLIC_URL", key: "server.public_url", apply: str(func(c *Config) *string { return &c.Server.PublicURL })},
+		{env: "COMMITEA_DASHBOARD_TOKEN_LINKS", key: "dashboard.token_links", apply: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("not true or false: %q", v)
+			}
+			c.Dashboard.TokenLinks = b
+			return nil
+		}},
+		{env: "COMMITEA_SESSION_IDLE_TIMEOUT", key: "sessions.idle_timeout", apply: duration(func(c *Config) *time.Duration { return &c.Sessions.IdleTimeout })},
+		{env: "COMMITEA_SESSION_MAX_AGE", key: "sessions.max_age", apply: duration(func(c *Config) *time.Duration { return &c.Sessions.MaxAge })},
+		{env: "COMMITEA_PERMISSION_REFRESH", key: "sessions.permission_refresh", apply: duration(func(c *Config) *time.Duration { return &c.Sessions.PermissionRefresh })},
 		{env: "COMMITEA_LOG_FORMAT", key: "log.format", apply: str(func(c *Config) *string { return &c.Log.Format })},
 		{env: "COMMITEA_LOG_LEVEL", key: "log.level", apply: str(func(c *Config) *string { return &c.Log.Level })},
 		{env: "COMMITEA_RECONCILE_INTERVAL", key: "reconcile.interval", apply: duration(func(c *Config) *time.Duration { return &c.Reconcile.Interval })},
@@ -547,7 +599,7 @@ func (c Config) ValidateFor(command string) error {
 		need = map[string]bool{"database.url": true, "gitea.url": true, "gitea.webhook_secret": true, "projects": true}
 	case "sync":
 		need = map[string]bool{"database.url": true, "gitea.url": true}
-	case "migrate", "usage", "standup":
+	case "migrate", "usage", "standup", "sessions":
 		need = map[string]bool{"database.url": true}
 	}
 	required := func(k string, set bool) bool {
@@ -608,6 +660,7 @@ func (c Config) ValidateFor(command string) error {
 			p.add(e, k, "%v", err)
 		}
 	}
+	checkSignIn(&p, c)
 	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
 		e, k := key("log.format")
 		p.add(e, k, "must be text or json, got %q", c.Log.Format)
@@ -718,6 +771,50 @@ func checkHTTPURL(s string) error {
 	}
 	return nil
 }
+
+// checkSignIn checks "Sign in with Gitea": the application's id and
+// secret come together, and Gitea must be able to send browsers back to
+// CommiTea's public URL.
+func checkSignIn(p *problems, c Config) {
+	key := func(k string) (string, string) { return envFor(k), k }
+	g := c.Gitea
+	if g.BrowserURL != "" {
+		if err := checkHTTPURL(g.BrowserURL); err != nil {
+			e, k := key("gitea.browser_url")
+			p.add(e, k, "%v", err)
+		}
+	}
+	switch {
+	case g.OAuthClientID != "" && g.OAuthClientSecret == "":
+		e, k := key("gitea.oauth_client_secret")
+		p.add(e, k, "required with gitea.oauth_client_id (the OAuth2 application's secret)")
+	case g.OAuthClientID == "" && g.OAuthClientSecret != "":
+		e, k := key("gitea.oauth_client_id")
+		p.add(e, k, "required with gitea.oauth_client_secret (the OAuth2 application's client id)")
+	case g.OAuthClientID != "" && c.Server.PublicURL == "":
+		e, k := key("server.public_url")
+		p.add(e, k, "required for sign-in with Gitea: Gitea sends people back to server.public_url + /auth/callback")
+	case g.OAuthClientID != "" && g.Token == "":
+		e, k := key("gitea.token")
+		p.add(e, k, "required for sign-in with Gitea: CommiTea reads each person's permissions with it")
+	}
+	s := c.Sessions
+	if s.IdleTimeout < time.Minute {
+		e, k := key("sessions.idle_timeout")
+		p.add(e, k, "must be at least 1m, got %s", s.IdleTimeout)
+	}
+	if s.MaxAge < time.Minute {
+		e, k := key("sessions.max_age")
+		p.add(e, k, "must be at least 1m, got %s", s.MaxAge)
+	}
+	if s.PermissionRefresh < time.Second || s.PermissionRefresh > s.MaxAge {
+		e, k := key("sessions.permission_refresh")
+		p.add(e, k, "must be at least 1s and at most sessions.max_age, got %s", s.PermissionRefresh)
+	}
+}
+
+// SignInEnabled reports whether "Sign in with Gitea" is configured.
+func (c Config) SignInEnabled() bool { return c.Gitea.OAuthClientID != "" }
 
 // checkPublicURL accepts an origin, with an optional trailing slash:
 // CommiTea serves its pages, cookies and redirects from the root of its
@@ -1137,6 +1234,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("addr", c.Server.Addr),
 		slog.String("metrics_token", isSet(c.Server.MetricsToken)),
 		slog.String("public_url", c.Server.PublicURL),
+		slog.Bool("sign_in", c.SignInEnabled()),
+		slog.Bool("token_links", c.Dashboard.TokenLinks),
 		slog.Duration("reconcile_interval", c.Reconcile.Interval),
 		slog.Int("forecast_trials", c.Forecast.Trials),
 		slog.Int("tokens", len(c.Tokens)),

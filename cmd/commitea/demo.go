@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/commitea/commitea/api/signin"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
@@ -74,11 +76,26 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	}
 	defer forge.Close()
 
+	// The listener comes first: sign-in needs CommiTea's address before it
+	// starts, and --addr 127.0.0.1:0 picks it only now.
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
+	}
+	defer ln.Close() // already closed once serve has run
+	cfg.Server.Addr = opts.Addr
+	if cfg.Server.PublicURL == "" {
+		cfg.Server.PublicURL = cfg.PublicBase(ln.Addr())
+	}
+	password := randomSecret()[:12]
+	clientID, clientSecret := demoAccounts(forge, team, password, cfg.PublicBase(ln.Addr()))
+
 	token := randomSecret()
 	cfg.Database.URL = Secret(dbURL)
-	cfg.Gitea = GiteaConfig{URL: forge.URL, Token: Secret(forge.Token()), WebhookSecret: Secret(secret)}
+	cfg.Gitea = GiteaConfig{URL: forge.URL, Token: Secret(forge.Token()), WebhookSecret: Secret(secret),
+		OAuthClientID: clientID, OAuthClientSecret: Secret(clientSecret)}
+	cfg.Dashboard.TokenLinks = true // the banner's first link carries the token
 	cfg.Projects = []string{forge.Repo()}
-	cfg.Server.Addr = opts.Addr
 	cfg.Tokens = []TokenConfig{{Name: "demo", Scopes: []string{ScopeRead, ScopeWrite, ScopeApprove}, Secret: Secret(token)}}
 	cfg.People = map[string]CalendarConfig{}
 	for _, p := range team {
@@ -116,11 +133,34 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			printDemoBanner(m.Stdout, demoBanner{
 				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database,
 				Forge: forge.URL, ForgeToken: forge.Token(), Issue: exampleIssue(ctx, s.Pool, s.Projects[0].ID),
+				Password: password, Member: team[0].Login,
 				Took: time.Since(begin),
 			})
 		}()
 	}
-	return m.serveWith(ctx, cfg, serveOptions{Role: RoleAll}, started)
+	return m.serveWith(ctx, cfg, serveOptions{Role: RoleAll, Listener: ln}, started)
+}
+
+// demoGuest is the demo forge's user without access to the project.
+const demoGuest = "guest"
+
+// demoAccounts makes the demo forge's project private and gives its people
+// something to sign in as: ceo (the project manager, a site admin: approve,
+// so the River UI too), the team (write collaborators), and a guest who
+// cannot read the project (signed in, they see nothing of it). Everyone
+// shares password. It registers CommiTea as an OAuth2 application whose
+// redirect URI is base's callback, and returns its client id and secret.
+func demoAccounts(forge *giteafake.Server, team []giteafake.Person, password, base string) (clientID, clientSecret string) {
+	forge.SetPrivate(true)
+	forge.AddUser(demoGuest)
+	logins := []string{"ceo", demoGuest}
+	for _, p := range team {
+		logins = append(logins, p.Login)
+	}
+	for _, l := range logins {
+		forge.SetPassword(l, password)
+	}
+	return forge.RegisterOAuthApp("CommiTea demo", []string{base + signin.CallbackPath}, true)
 }
 
 // demoStandup produces today's standup of record, as the daily job would at
@@ -238,7 +278,10 @@ type demoBanner struct {
 	Base, Token, Project, Database string
 	Forge, ForgeToken              string
 	Issue                          int64
-	Took                           time.Duration
+	// Password is the demo forge's password of ceo, Member (someone of
+	// the team) and the guest, for "Sign in with Gitea".
+	Password, Member string
+	Took             time.Duration
 }
 
 // printDemoBanner tells the newcomer what is running and how to use it:
@@ -259,6 +302,9 @@ Dashboard (token in the link once; a cookie keeps it):
   %s/dashboard/?token=%s
 River UI (jobs; needs the approve scope):
   %s/riverui/?token=%s
+Or sign in with Gitea (the forge's login page; password %s for each):
+  %s/dashboard/  as ceo (admin: everything, River UI too), %s (the team: the dashboard)
+  or %s (no access: sees nothing of the project)
 Metrics:
   curl -s %s/metrics | grep ^commitea_
 
@@ -290,7 +336,7 @@ MCP client configuration (e.g. .mcp.json):
 
 Press Ctrl-C to stop.
 `, b.Took.Round(100*time.Millisecond), b.Project, b.Forge, b.ForgeToken, b.Database,
-		base, token, base, token, base, token,
+		base, token, base, token, b.Password, base, b.Member, demoGuest, base, token,
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),
 		tool("apply_changes", fmt.Sprintf(`{"ops":[{"op":"set_estimate","issue":%d,"estimate":"est/xl"}]}`, b.Issue)),

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -142,6 +143,41 @@ func TestDemo(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-state="steeping"`) {
 		t.Fatalf("dashboard link: %d %.300s", resp.StatusCode, body)
+	}
+
+	// Sign-in with Gitea works as printed: the guest signs in on the
+	// forge's login page, grants CommiTea access, and lands on an index
+	// that shows nothing of the private project.
+	password := find(`password (\S+) for each`)
+	jar, _ = cookiejar.New(nil)
+	person := &http.Client{Jar: jar}
+	resp, err = person.Get(base + "/auth/login?next=/dashboard/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/user/login" {
+		t.Fatalf("sign-in did not reach the forge's login page: %s", resp.Request.URL)
+	}
+	resp, err = person.PostForm(forge+"/user/login", url.Values{"user_name": {"guest"}, "password": {password},
+		"redirect_to": {resp.Request.URL.Query().Get("redirect_to")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	grant := url.Values{"granted": {"true"}}
+	for _, m := range regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`).FindAllStringSubmatch(string(body), -1) {
+		grant.Set(m[1], strings.ReplaceAll(m[2], "&amp;", "&"))
+	}
+	resp, err = person.PostForm(forge+"/login/oauth/grant", grant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "No project here is yours") || !strings.Contains(string(body), ">guest<") {
+		t.Fatalf("guest after signing in: %d %s %.400s", resp.StatusCode, resp.Request.URL, body)
 	}
 
 	// The printed query_project curl answers from the snapshot.

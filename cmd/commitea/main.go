@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -91,6 +92,7 @@ func (m *Main) commands() []command {
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},
+		{"sessions", "list or revoke the sessions of people signed in with Gitea", m.runSessions},
 		{"version", "print version and build information", m.runVersion},
 		{"help", "show help for commitea or one command", m.runHelp},
 	}
@@ -241,6 +243,9 @@ func (r *Role) Set(s string) error {
 // serveOptions are serve's flags.
 type serveOptions struct {
 	Role Role
+	// Listener, when set, is the listener to serve on instead of
+	// server.addr: demo opens it first to know its address.
+	Listener net.Listener
 }
 
 func (m *Main) runServe(ctx context.Context, g globalOptions, args []string) error {

@@ -7,8 +7,10 @@
 // its critical chain; drift (each milestone whose p50 or p80 moved by at
 // least one working day since the previous standup, with its causes); a
 // plan per person (their capacity, done since the last standup, now, next,
-// blocked), where work on a milestone's critical chain is flagged; and
-// stale blockers. A language model may phrase the result (Phraser); its
+// blocked), where work on a milestone's critical chain is flagged; stale
+// blockers; and aging work (open, started issues older than the service
+// level expectation the recompute reads from the flow metrics, oldest
+// first). A language model may phrase the result (Phraser); its
 // prose is kept only when every claim in it is a value of the subject it
 // is said of (package prose binds them: a date next to #432 is #432's, a
 // status word next to a milestone agrees with its chance and slack), with

@@ -42,6 +42,12 @@ type Snapshot struct {
 	Forecast scheduler.Forecast
 	// Capacity is the runway's per-person capacity and load (optional).
 	Capacity []scheduler.RunwayCapacity
+	// SLE, FlowWindowDays and Age are the snapshot's flow figures: the
+	// service level expectation and the age of work in progress, oldest
+	// first (optional).
+	SLE            scheduler.SLE
+	FlowWindowDays int
+	Age            []scheduler.WorkItemAge
 }
 
 // Issue is what a standup needs of a mirrored issue besides its status.
@@ -75,6 +81,7 @@ type Report struct {
 	Drift           []Drift           `json:"drift"`
 	Plan            []PersonPlan      `json:"plan"`
 	StaleBlockers   []StaleBlocker    `json:"staleBlockers"`
+	Aging           Aging             `json:"aging"`
 	Baseline        Baseline          `json:"baseline"`
 }
 
@@ -264,6 +271,7 @@ func Build(in Input) Report {
 	r.AtRisk = atRisk(in, date, issues)
 	r.Plan = plans(in, date, status, issues, fc, r.AtRisk)
 	r.StaleBlockers = staleBlockers(in, status, issues)
+	r.Aging = agingWork(in, issues)
 	return r
 }
 

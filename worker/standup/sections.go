@@ -143,6 +143,7 @@ func (r Report) Sections() []Section {
 		r.driftSection(),
 		r.planSection(),
 		r.staleBlockersSection(),
+		r.agingSection(),
 	}
 }
 

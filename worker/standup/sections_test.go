@@ -113,7 +113,7 @@ func TestSectionsNameEverySubject(t *testing.T) {
 	for _, s := range r.Sections() {
 		keys = append(keys, s.Key)
 	}
-	if !slices.Equal(keys, []string{SectionAtRisk, SectionDrift, SectionPlan, SectionStaleBlockers}) {
+	if !slices.Equal(keys, []string{SectionAtRisk, SectionDrift, SectionPlan, SectionStaleBlockers, SectionAging}) {
 		t.Errorf("sections = %v", keys)
 	}
 	var mentions []string

@@ -45,7 +45,7 @@ const (
 const phraseInstructions = `Rewrite the daily standup below as a short, friendly message for the team.
 Use only the facts in it. Do not add, compute or round any number or date: copy them exactly as written, next to what they are about.
 Name every issue by its #N, every person by login and every milestone by its title: each one in the standup must appear.
-Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), and the stale blockers.
+Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), the stale blockers, and the aging work.
 Answer with the message text only.`
 
 // Prompt returns the phrasing request for a report.

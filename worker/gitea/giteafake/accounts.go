@@ -36,6 +36,8 @@ type accounts struct {
 	oauth         oauthState
 	// permissionTmpl is the recorded-shape collaborator-permission answer.
 	permissionTmpl obj
+	hooks          []*repoHook
+	hookTmpl       obj
 }
 
 // load makes the accounts empty but for the response shapes.
@@ -45,6 +47,11 @@ func (a *accounts) load() error {
 	a.web = map[string]*webSession{}
 	a.collaborators = map[string]string{}
 	a.oauth.init()
+	var hooks []obj
+	if err := readAPI("hooks.json", &hooks); err != nil {
+		return err
+	}
+	a.hookTmpl = hooks[0]
 	for name, dst := range map[string]*obj{
 		"collaborator-permission.json": &a.permissionTmpl,
 		"oauth2-application.json":      &a.oauth.appTmpl,
@@ -169,6 +176,8 @@ func (s *Server) routeAccount(doer string, method, path string, body []byte) (re
 		return s.routeOAuthApps(doer, method, seg[3:], body), true
 	case len(seg) == 3 && seg[0] == "repos" && method == http.MethodPatch && s.isRepo(seg[1], seg[2]):
 		return s.editRepo(doer, body), true
+	case len(seg) >= 4 && seg[0] == "repos" && seg[3] == "hooks" && s.isRepo(seg[1], seg[2]):
+		return s.routeHooks(doer, method, seg[4:], body), true
 	case len(seg) >= 4 && seg[0] == "repos" && seg[3] == "collaborators":
 		if !s.isRepo(seg[1], seg[2]) {
 			return s.replyErr(s.notFound()), true

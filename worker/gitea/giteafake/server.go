@@ -254,6 +254,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
+// ClearFaults drops every queued fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
 func (s *Server) takeFault(method, path string) (Fault, bool) {
 	for i, f := range s.faults {
 		if (f.Method == "" || f.Method == method) && strings.HasPrefix(path, f.PathPrefix) {
