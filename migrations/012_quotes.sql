@@ -1,4 +1,4 @@
--- 011: the quote is what happens (scheduler/doc.go, "One planning rule").
+-- 012: the quote is what happens (scheduler/doc.go, "One planning rule").
 --
 -- draw_keys: the random-draw key of an issue CommiTea filed from a
 -- proposal, so the issue keeps the draws it was quoted with whatever number
