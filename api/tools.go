@@ -16,11 +16,15 @@ import (
 )
 
 // ToolRunner is what the tool endpoints need: the declared tools and a way
-// to call one. *tools.Registry is one.
+// to call one, and the declared resource kinds and a way to list and read
+// them. *tools.Registry is one.
 type ToolRunner interface {
 	Tools() []tools.Tool
 	Lookup(name string) (tools.Tool, bool)
 	Call(ctx context.Context, c tools.Caller, name string, input json.RawMessage) (tools.Envelope, *tools.Error)
+	Resources() []tools.Resource
+	ListResources(ctx context.Context, c tools.Caller) ([]tools.ResourceRef, *tools.Error)
+	ReadResource(ctx context.Context, c tools.Caller, uri string) (tools.ResourceContent, *tools.Error)
 }
 
 // toolInfo is one entry of GET /v1/tools: the declaration as MCP lists it,

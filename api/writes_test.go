@@ -14,6 +14,8 @@ import (
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
+	"github.com/commitea/commitea/worker/models/modeltest"
+	"github.com/commitea/commitea/worker/reginald"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -21,6 +23,14 @@ import (
 // (the recorded ceo/demo: #1 closed, #2 and #3 open, #4 a pull request),
 // brought in by the real backfill, with the write path wired to the fake.
 func writeToolStack(t *testing.T) (toolStack, *giteafake.Server) {
+	t.Helper()
+	return writeStack(t, nil, nil)
+}
+
+// writeStack is writeToolStack with scripted models (nil: none): big
+// answers capture_work and directive negotiation; small, when set, serves
+// Reginald's ask beside the four tools, as `commitea serve` does.
+func writeStack(t *testing.T, small, big *modeltest.Server) (toolStack, *giteafake.Server) {
 	t.Helper()
 	ctx := context.Background()
 	_, pool := storetest.NewDB(t)
@@ -48,7 +58,16 @@ func writeToolStack(t *testing.T) (toolStack, *giteafake.Server) {
 	}
 	svc := tools.NewService(pool, []store.Project{p}, quietLog())
 	svc.Write = tools.WriteConfig{Gitea: client, Engine: engine, Now: func() time.Time { return now }}
-	srv := httptest.NewServer(NewRouter(Config{Tools: svc.Registry(), PMState: svc.PMStateMarkdown, Tokens: testTokens, Version: "test", Log: quietLog()}))
+	registry := svc.Registry()
+	if small != nil || big != nil {
+		router, _, _ := modeltest.Router(t, small, big)
+		svc.Models = router
+		if small != nil {
+			r := &reginald.Reginald{Tools: registry, Models: router, Pool: pool, Log: quietLog(), Now: func() time.Time { return now }}
+			registry = reginald.Registry(registry, r)
+		}
+	}
+	srv := httptest.NewServer(NewRouter(Config{Tools: registry, PMState: svc.PMStateMarkdown, Tokens: testTokens, Version: "test", Log: quietLog()}))
 	t.Cleanup(srv.Close)
 	fake.ResetRequests()
 	return toolStack{pool: pool, project: p, srv: srv}, fake

@@ -7,7 +7,10 @@
 // JavaScript and no front-end build. Pages carry no inline style or script
 // (their stylesheet is served from /static/), so they work under the strict
 // Content-Security-Policy the api package sets. Authentication is the api
-// package's business: mount the handler behind a read-scope check.
+// package's business: mount the handler behind its check, which refuses
+// the pages of projects the viewer cannot read; the index lists only the
+// projects the viewer (signin.ViewerFrom) reads, and a signed-in viewer
+// gets a sign-out button.
 package dashboard
 
 import (

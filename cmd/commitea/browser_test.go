@@ -174,7 +174,8 @@ const chartScript = `((sels) => sels.filter(s => {
 // page answers.
 func TestBrowser(t *testing.T) {
 	path := chromium(t)
-	d := startDemo(t)
+	// A Tuesday: the demo produces its standup.
+	d := startDemo(t, "--date", "2026-12-01")
 	seedLedger(t, d)
 	ctx := newBrowser(t, path)
 	errs := &consoleErrors{}

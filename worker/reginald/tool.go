@@ -94,5 +94,5 @@ func (r *Reginald) ask(ctx context.Context, c tools.Caller, in AskInput) (tools.
 // Registry is base with ask added: the registry both transports serve.
 // Reginald itself calls base, so the model cannot reach ask.
 func Registry(base *tools.Registry, r *Reginald) *tools.Registry {
-	return tools.NewRegistry(r.log(), append(base.Tools(), r.Tool())...)
+	return base.WithTools(r.Tool())
 }

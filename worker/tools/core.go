@@ -254,10 +254,12 @@ func orInput(field string) string {
 	return field
 }
 
-// Registry holds the declared tools, in a stable order.
+// Registry holds the declared tools and resource kinds, in a stable
+// order.
 type Registry struct {
-	tools []Tool
-	log   *slog.Logger
+	tools     []Tool
+	resources []Resource
+	log       *slog.Logger
 }
 
 // NewRegistry makes a registry of tools.
@@ -267,6 +269,11 @@ func NewRegistry(log *slog.Logger, tools ...Tool) *Registry {
 
 // Tools lists the declared tools.
 func (r *Registry) Tools() []Tool { return slices.Clone(r.tools) }
+
+// WithTools is the registry with tools ts added, its resources kept.
+func (r *Registry) WithTools(ts ...Tool) *Registry {
+	return &Registry{tools: append(slices.Clone(r.tools), ts...), resources: slices.Clone(r.resources), log: r.log}
+}
 
 // Lookup finds a tool by name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
@@ -304,16 +311,23 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, raw json.Raw
 		return Envelope{}, Errorf(CodeForbidden, "", "token %q lacks the %s scope that %s needs", c.Name, t.Scope, name)
 	}
 	env, err := t.call(ctx, c, raw)
-	if err == nil {
-		return env, nil
+	if err != nil {
+		return Envelope{}, r.failure(ctx, c, name, err)
 	}
+	return env, nil
+}
+
+// failure is err as the caller sees it: an *Error as it is; anything else
+// is logged and answered INTERNAL without its text, which may hold details
+// the caller should not see.
+func (r *Registry) failure(ctx context.Context, c Caller, what string, err error) *Error {
 	var te *Error
 	if errors.As(err, &te) {
-		return Envelope{}, te
+		return te
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Envelope{}, Errorf(CodeInternal, "", "the call was cancelled or timed out")
+		return Errorf(CodeInternal, "", "the call was cancelled or timed out")
 	}
-	r.log.ErrorContext(ctx, "tool failed", slog.String("tool", name), slog.String("caller", c.Name), slog.Any("error", err))
-	return Envelope{}, Errorf(CodeInternal, "", "%s failed inside CommiTea; the error is logged", name)
+	r.log.ErrorContext(ctx, "tool failed", slog.String("tool", what), slog.String("caller", c.Name), slog.Any("error", err))
+	return Errorf(CodeInternal, "", "%s failed inside CommiTea; the error is logged", what)
 }

@@ -44,9 +44,11 @@ func NewService(pool *store.Pool, projects []store.Project, log *slog.Logger) *S
 	return &Service{Pool: pool, Projects: projects, Log: log, cache: map[int64]*projectCache{}}
 }
 
-// Registry declares the four tools over this service.
+// Registry declares the four tools and the resource kinds over this
+// service.
 func (s *Service) Registry() *Registry {
-	return NewRegistry(s.Log, s.queryProjectTool(), s.captureWorkTool(), s.applyChangesTool(), s.recordDirectiveTool())
+	return NewRegistry(s.Log, s.queryProjectTool(), s.captureWorkTool(), s.applyChangesTool(), s.recordDirectiveTool()).
+		WithResources(s.Resources()...)
 }
 
 // project resolves the optional "owner/repo" argument: empty means the only
