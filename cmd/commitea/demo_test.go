@@ -135,6 +135,10 @@ func TestDemo(t *testing.T) {
 	ctx := d.ctx
 	banner, dash, token, forge, base := d.banner, d.dash, d.token, d.forge, d.base
 	find := func(re string) string { return d.find(t, re) }
+	// The demo turns token links on, and start-up says so.
+	if !strings.Contains(d.errOut.String(), "dashboard.token_links is on") {
+		t.Errorf("no start-up note about token links:\n%s", d.errOut)
+	}
 	for _, tool := range []string{"query_project", "apply_changes", "record_directive", "capture_work"} {
 		if !strings.Contains(banner, "/v1/tools/"+tool) {
 			t.Errorf("banner has no curl for %s", tool)
