@@ -210,8 +210,14 @@ type claim struct {
 	bad    string // a problem found while reading (unknown issue)
 	unit   units  // what the number is written as counting
 	list   string // the list a count is of ("3 stale blockers")
-	prev   bool   // a date a move started from ("from Dec 3", "Dec 3 -> Dec 5")
-	weeks  bool   // a number of weeks: N×5 working days match too
+	// noun is the key a count names by the words after it ("24 open
+	// issues": "open").
+	noun string
+	// to is the date a move went to ("slipped 2 working days to Dec 4"):
+	// the days and the date are one claim.
+	to     *token
+	prev   bool // a date a move started from ("from Dec 3", "Dec 3 -> Dec 5")
+	weeks  bool // a number of weeks: N×5 working days match too
 	clause int
 }
 
@@ -293,6 +299,8 @@ var (
 	reFrame          = regexp.MustCompile(`\b(?:since|as of)\s+$`)
 	reLeadingFrame   = regexp.MustCompile(`\b(?:until|for|from)\s+$`)
 	reMoreUnit       = regexp.MustCompile(`^\s*(?:more|others?)\b`)
+	reMoveTo         = regexp.MustCompile(`(?i)^\s*(?:working\s+|business\s+)?days?\s+(?:later\s+|earlier\s+)?(?:to|until|->|→)\s+(?:on\s+)?$`)
+	reOfTrials       = regexp.MustCompile(`(?i)^\s*(?:of\s+(?:the\s+)?)?(?:trials|runs|simulations)\b`)
 	reFromDate       = regexp.MustCompile(`\b(?:from|was|previously|before)\s+$`)
 	reToDate         = regexp.MustCompile(`^\s*(?:->|→|to)\s*\S`)
 	reFromToday      = regexp.MustCompile(`(?i)\bin\s+` + numberPattern + `\s+(working\s+days?|days?|weeks?)(?:'|’)?(?:\s+time)?\b|\b` +
@@ -471,7 +479,11 @@ func (f *Facts) newCheck(text string) *check {
 				cl.unit = unitPlain
 			}
 			if cl.unit == unitPlain {
-				cl.list = f.listAfter(rest)
+				cl.list = phraseAfter(rest, f.lists)
+				cl.noun = phraseAfter(rest, f.countPhrases)
+			}
+			if t.percent && reOfTrials.MatchString(rest) {
+				cl.unit = unitShare
 			}
 			// "slipped 3 working days" is a move, not any number of days.
 			if cl.unit == unitDays && reMove.MatchString(text[c.lineStart(t.start):t.start]) {
@@ -486,6 +498,16 @@ func (f *Facts) newCheck(text string) *check {
 	}
 	slices.SortFunc(c.claims, func(a, b claim) int { return a.tok.start - b.tok.start })
 	c.dropWeekdaysOfDates()
+	for i := range c.claims {
+		cl := &c.claims[i]
+		if cl.unit != unitShift || i+1 == len(c.claims) {
+			continue
+		}
+		next := c.claims[i+1].tok
+		if (next.kind == tokDate || next.kind == tokAmbiguousDate) && reMoveTo.MatchString(text[cl.tok.end:next.start]) {
+			cl.to = &next
+		}
+	}
 
 	c.clauses = c.splitClauses(used)
 	c.relateMentions()
@@ -503,21 +525,25 @@ func (f *Facts) newCheck(text string) *check {
 	return c
 }
 
-// listAfter is the list a count is of when the words after it name one
-// of the data's lists: "3 stale blockers" is the length of
-// "staleBlockers".
-func (f *Facts) listAfter(rest string) string {
+// phraseAfter is the key a count names by the words after it, among
+// phrases: "3 stale blockers" is the length of "staleBlockers", "24 open
+// issues" a subject's "open".
+func phraseAfter[V any](rest string, phrases map[string]V) string {
 	if !strings.HasPrefix(rest, " ") {
 		return ""
 	}
-	rest = strings.TrimLeft(rest, " ")
-	for phrase := range f.lists {
+	rest = strings.ToLower(strings.TrimLeft(rest, " "))
+	best := ""
+	for phrase := range phrases {
 		singular := strings.TrimSuffix(phrase, "s")
-		if strings.HasPrefix(rest, phrase) || (strings.HasPrefix(rest, singular) && boundary(rest, 0, len(singular))) {
-			return phrase
+		if (strings.HasPrefix(rest, phrase) && boundary(rest, 0, len(phrase))) ||
+			(strings.HasPrefix(rest, singular) && boundary(rest, 0, len(singular))) {
+			if len(phrase) > len(best) {
+				best = phrase
+			}
 		}
 	}
-	return ""
+	return best
 }
 
 // lineStart is where the sentence holding pos starts, roughly: after the
@@ -964,6 +990,31 @@ func (c *check) verify(cl claim) (Problem, bool) {
 			return p, true
 		}
 	}
+	if cl.to != nil {
+		// "slipped 2 working days to Dec 4": one percentile moved that
+		// far, to that date.
+		for _, sc := range scopes {
+			for _, s := range sc.subj {
+				for _, mv := range s.moves {
+					if math.Abs(math.Abs(mv.days)-cl.tok.value) < 1e-9 && dateIs(*cl.to, mv.after) {
+						return p, true
+					}
+				}
+			}
+		}
+		return p, false
+	}
+	if cl.unit == unitShare {
+		// "#46 is on the critical chain of v3.1 in 55% of trials": a share
+		// of trials is an issue's place on a chain, whichever subject the
+		// clause names last.
+		clause := &c.clauses[cl.clause]
+		for _, i := range clause.mentions {
+			if m := c.mentions[i]; m.subj.kind == KindIssue && m.end <= cl.tok.start {
+				scopes = append(scopes, scope{vals: &m.subj.values, subj: []*subject{m.subj}})
+			}
+		}
+	}
 	if cl.unit == unitMore {
 		// "and 3 more" after a person's issues is the person's count: a
 		// list's holder has what the list left out.
@@ -1198,8 +1249,12 @@ func (c *check) grounds(s scope, cl claim) bool {
 	}
 	switch t.kind {
 	case tokNumber:
-		if cl.list != "" {
+		if cl.list != "" && (v == &c.f.global || cl.noun == "") {
 			return slices.Contains(c.f.lists[cl.list], t.value)
+		}
+		if cl.noun != "" && len(s.subj) == 1 && v == &s.subj[0].values {
+			// "24 open issues" of a subject is its "open", not any count.
+			return slices.Contains(s.subj[0].counts[cl.noun], t.value)
 		}
 		if cl.weeks {
 			for x, u := range v.numbers {
@@ -1244,6 +1299,19 @@ func (c *check) grounds(s scope, cl claim) bool {
 			}
 		}
 		return false
+	}
+	return false
+}
+
+// dateIs reports whether a date token names day.
+func dateIs(t token, day civilDate) bool {
+	switch {
+	case t.kind == tokDate && t.year == 0:
+		return t.month == day.m && t.day == day.d
+	case t.kind == tokDate:
+		return civilDate{t.year, t.month, t.day} == day || (t.swappable && civilDate{t.year, time.Month(t.day), int(t.month)} == day)
+	case t.kind == tokAmbiguousDate:
+		return (t.month == day.m && t.day == day.d) || (time.Month(t.day) == day.m && int(t.month) == day.d)
 	}
 	return false
 }

@@ -136,9 +136,11 @@ type Facts struct {
 	groups     []refGroup
 	clocks     map[string]bool
 	idents     map[string]bool
-	// lists are the lengths of the data's lists of subjects by their key
-	// in words ("stale blockers"), for counts said of them.
-	lists map[string][]float64
+	// lists are the lengths of the whole's lists of subjects by their key
+	// in words ("stale blockers"), for counts said of them; countPhrases
+	// the keys in words of subjects' plain numbers and lists.
+	lists        map[string][]float64
+	countPhrases map[string]bool
 	// pendingMilestone relates issues to milestone ids seen before the
 	// milestone itself.
 	pendingMilestone map[*subject]int64
@@ -152,7 +154,7 @@ func NewFacts(loc *time.Location) *Facts {
 		loc = time.UTC
 	}
 	return &Facts{loc: loc, global: newValues(), issues: map[int64]*subject{}, people: map[string]*subject{},
-		clocks: map[string]bool{}, idents: map[string]bool{}, lists: map[string][]float64{}, pendingMilestone: map[*subject]int64{}}
+		clocks: map[string]bool{}, idents: map[string]bool{}, lists: map[string][]float64{}, countPhrases: map[string]bool{}, pendingMilestone: map[*subject]int64{}}
 }
 
 // FactsOf collects the facts of values: each is encoded to JSON and walked

@@ -179,6 +179,8 @@ func TestCheckBindsClaimsToSubjects(t *testing.T) {
 		"v1.0 Launch is late, at a 20% chance; Beta 2 is ahead of schedule.",
 		"v1.0 Launch is about one week late.",
 		"There is 1 stale blocker.",
+		"v1.0 Launch slipped 2 working days to Dec 16 and its p80 1 working day to Dec 22.",
+		"v1.0 Launch has 12 open issues.",
 	}
 	for _, s := range good {
 		if err := Check(s, f); err != nil {

@@ -68,10 +68,12 @@ const (
 	// unitPlain is a number of nothing in particular: a count.
 	unitPlain
 	// unitShift is a move in days ("p50Days"); unitPercent a percentage;
-	// unitChance the chance of a due date.
+	// unitChance the chance of a due date; unitShare a share of trials
+	// (an issue's place on a critical chain).
 	unitShift
 	unitPercent
 	unitChance
+	unitShare
 )
 
 func unitOf(key string) units {
@@ -91,6 +93,8 @@ func unitOf(key string) units {
 		return unitWeeks
 	case k == "pdue" || k == "chance" || k == "probability":
 		return unitFraction | unitChance
+	case k == "share" || k == "criticalfreq":
+		return unitFraction | unitShare
 	}
 	return unitPlain
 }
@@ -142,6 +146,26 @@ type subject struct {
 	owner         *subject // an issue's person
 	milestone     *subject // an issue's milestone
 	inData        bool
+	// counts are the subject's plain numbers by their key in words ("open"
+	// for "open", "stale blockers" for a list's length), for counts named
+	// by the words after them ("24 open issues").
+	counts map[string][]float64
+	// moves pair a drift's days with where it moved to: p50Days with
+	// p50After, p80Days with p80After.
+	moves []move
+}
+
+// move is one percentile's drift: days moved (signed) and the date after.
+type move struct {
+	days  float64
+	after civilDate
+}
+
+func (s *subject) count(phrase string, x float64) {
+	if s.counts == nil {
+		s.counts = map[string][]float64{}
+	}
+	s.counts[phrase] = append(s.counts[phrase], x)
 }
 
 func (s *subject) ref() Ref {
@@ -344,6 +368,21 @@ func (w *walker) object(m map[string]any, into *values, subj *subject) *subject 
 			}
 		}
 	}
+	// A drift's moves: "p50Days" with "p50After".
+	if subj != nil {
+		for _, role := range []string{"p50", "p80", "p10", "p90"} {
+			days, ok := m[role+"Days"].(json.Number)
+			after, ok2 := m[role+"After"].(string)
+			if !ok || !ok2 {
+				continue
+			}
+			x, err := days.Float64()
+			t, perr := time.Parse(time.DateOnly, after)
+			if err == nil && perr == nil {
+				subj.moves = append(subj.moves, move{days: x, after: civilOf(t)})
+			}
+		}
+	}
 	// The count beyond a capped list: "blocksCount" less len("blocks").
 	for _, k := range keys {
 		list, ok := m[k].([]any)
@@ -391,7 +430,12 @@ func (w *walker) value(key string, v any, into *values, subj *subject) []int64 {
 		// and only lists of subjects count.
 		if !w.capped[key] && listOfSubjects(v) {
 			if phrase := keyWords(key); phrase != "" && phrase != "issues" && len(phrase) > 3 {
-				w.f.lists[phrase] = append(w.f.lists[phrase], float64(len(v)))
+				if subj == nil {
+					w.f.lists[phrase] = append(w.f.lists[phrase], float64(len(v)))
+				} else if w.holder {
+					subj.count(phrase, float64(len(v)))
+					w.f.countPhrases[phrase] = true
+				}
 			}
 			w.node.addNumber(float64(len(v)), unitPlain)
 			if w.holder {
@@ -431,6 +475,10 @@ func (w *walker) value(key string, v any, into *values, subj *subject) []int64 {
 		}
 		into.addNumber(x, unitOf(key))
 		w.node.addNumber(x, unitOf(key))
+		if phrase := keyWords(key); subj != nil && unitOf(key) == unitPlain && len(phrase) >= 3 {
+			subj.count(phrase, x)
+			w.f.countPhrases[phrase] = true
+		}
 		if subj != nil {
 			switch lower {
 			case "pdue", "chance", "probability":
