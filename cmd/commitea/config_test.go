@@ -634,3 +634,23 @@ func TestReadmeDocumentsEveryVariable(t *testing.T) {
 		}
 	}
 }
+
+// Every model setting has its environment variable: each key of [models]
+// and its roles is bound.
+func TestEveryModelSettingHasAnEnvironmentVariable(t *testing.T) {
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			key := prefix + "." + f.Tag.Get("toml")
+			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Duration(0)) {
+				walk(key, f.Type)
+				continue
+			}
+			if envFor(key) == "" {
+				t.Errorf("%s has no environment variable", key)
+			}
+		}
+	}
+	walk("models", reflect.TypeOf(ModelsConfig{}))
+}

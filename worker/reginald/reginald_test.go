@@ -362,3 +362,32 @@ func TestStatsNameTheModelThatServed(t *testing.T) {
 		t.Fatalf("stats = %+v, want two requests served by openai:remote", out.Stats)
 	}
 }
+
+// An answer's claims are bound to their subjects as a standup's are: a
+// lateness the runway does not bear out is not confirmed.
+func TestAnswerWithAWrongLatenessIsNotConfirmed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	small := modeltest.NewOpenAI(t, call("query_project", `{"view":"runway"}`))
+	var said string
+	small.Handle(func(req modeltest.Request) modeltest.Reply {
+		res := results(t, req)
+		if len(res) != 1 {
+			return modeltest.Text("no data", 10, 2)
+		}
+		rw := decode[tools.RunwayView](t, res[0])
+		m := rw.Milestones[0]
+		due, _ := time.Parse(time.DateOnly, m.Due)
+		p50, _ := time.Parse(time.DateOnly, m.Band.P50)
+		weeks := int(p50.Sub(due).Hours()/24/7+0.5) + 3 // never what the data says
+		said = fmt.Sprintf("%s (due %s) is %d weeks late.", m.Title, m.Due, weeks)
+		return modeltest.Text(said, 1200, 20)
+	})
+	out, err := f.reginald(t, small, nil).Ask(context.Background(), reader, reginald.AskInput{Question: "How late is the first milestone?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Confirmed || len(out.Unconfirmed) == 0 || !strings.Contains(out.Unconfirmed[0], "weeks late") || len(out.Data) != 1 {
+		t.Fatalf("answer to %q = %+v", said, out)
+	}
+}
