@@ -76,10 +76,10 @@ func TestStandupSinkConfig(t *testing.T) {
 	}
 }
 
-// TestStandupCommand prints today's standup of a generated project: a dry
-// run writes nothing, a real run stores the standup of record and prints
-// the same text on a second run.
-func TestStandupCommand(t *testing.T) {
+// forecastProject is acme/app generated and backfilled in a database of
+// its own, with a snapshot computed now.
+func forecastProject(t *testing.T, shape storetest.ProjectShape) (string, *store.Pool, store.Project, time.Time) {
+	t.Helper()
 	dbURL, pool := storetest.NewDB(t)
 	ctx := context.Background()
 	p, err := store.EnsureProject(ctx, pool, "acme", "app")
@@ -87,7 +87,7 @@ func TestStandupCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 40, Done: 30, People: 3, DepShare: 0.2, Milestones: 2, Seed: 5}, now); err != nil {
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.PutSyncState(ctx, pool, store.SyncState{ProjectID: p.ID, LastSyncedAt: &now, BackfillDoneAt: &now}); err != nil {
@@ -97,6 +97,15 @@ func TestStandupCommand(t *testing.T) {
 	if err := f.Recompute(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
+	return dbURL, pool, p, now
+}
+
+// TestStandupCommand prints today's standup of a generated project: a dry
+// run writes nothing, a real run stores the standup of record and prints
+// the same text on a second run.
+func TestStandupCommand(t *testing.T) {
+	dbURL, pool, p, now := forecastProject(t, storetest.ProjectShape{Open: 40, Done: 30, People: 3, DepShare: 0.2, Milestones: 2, Seed: 5})
+	ctx := context.Background()
 	// Every day works, so the test does not depend on the weekday it runs.
 	env := map[string]string{"DATABASE_URL": dbURL, "COMMITEA_CALENDAR_WORKING_DAYS": "mon,tue,wed,thu,fri,sat,sun"}
 	run := func(args ...string) string {
@@ -172,20 +181,8 @@ func rowCounts(t *testing.T, pool *store.Pool) map[string]int64 {
 // A dry run with a model phrasing the standup leaves every table as it
 // was: no standup, no delivery, no job, no model usage.
 func TestStandupDryRunWritesNothing(t *testing.T) {
-	dbURL, pool := storetest.NewDB(t)
+	dbURL, pool, _, _ := forecastProject(t, storetest.ProjectShape{Open: 30, Done: 20, People: 3, DepShare: 0.2, Milestones: 2, Seed: 8})
 	ctx := context.Background()
-	p, err := store.EnsureProject(ctx, pool, "acme", "app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 30, Done: 20, People: 3, DepShare: 0.2, Milestones: 2, Seed: 8}, now); err != nil {
-		t.Fatal(err)
-	}
-	f := &worker.Forecaster{Pool: pool, Log: slog.New(slog.DiscardHandler), Trials: 200}
-	if err := f.Recompute(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
 	small := modeltest.NewOpenAI(t)
 	small.Handle(func(modeltest.Request) modeltest.Reply { return modeltest.Text("All work is on track.", 900, 10) })
 	env := map[string]string{"DATABASE_URL": dbURL, "COMMITEA_CALENDAR_WORKING_DAYS": "mon,tue,wed,thu,fri,sat,sun",
@@ -194,7 +191,7 @@ func TestStandupDryRunWritesNothing(t *testing.T) {
 	before := rowCounts(t, pool)
 	var out, errOut bytes.Buffer
 	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
-	err = m.Run(ctx, []string{"standup", "--project", "acme/app", "--dry-run"})
+	err := m.Run(ctx, []string{"standup", "--project", "acme/app", "--dry-run"})
 	if cerr := m.Close(); cerr != nil {
 		t.Error(cerr)
 	}

@@ -1,10 +1,6 @@
 package standup
 
-import (
-	"time"
-
-	"github.com/commitea/commitea/worker/prose"
-)
+import "github.com/commitea/commitea/worker/prose"
 
 // Known is what a project has beyond one report: every milestone's
 // forecast, every issue's title, every login. Prose may speak of any of it
@@ -30,16 +26,7 @@ type KnownMilestone struct {
 
 // KnownOf collects what the project has from a standup's input.
 func KnownOf(in Input) Known {
-	loc := in.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	date := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.In(loc).Format(time.DateOnly)
-	}
+	_, date := localDates(in.Location)
 	k := Known{Names: prose.Names{Issues: make(map[int64]string, len(in.Issues))}}
 	for _, m := range in.Snapshot.Forecast.Milestones {
 		km := KnownMilestone{Milestone: m.ID, Title: m.Title, Due: date(m.Due), P50: date(m.P50), P80: date(m.P80), Open: m.Open}

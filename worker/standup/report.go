@@ -224,19 +224,24 @@ const (
 // (or absolute change of sigma) reported as a cause.
 const calibrationShift = 0.02
 
-// Build computes a standup. It is deterministic: equal inputs give equal
-// reports.
-func Build(in Input) Report {
-	loc := in.Location
+// localDates is a standup's time zone (UTC when nil) and how it writes
+// dates: local YYYY-MM-DD, "" for none.
+func localDates(loc *time.Location) (*time.Location, func(time.Time) string) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	date := func(t time.Time) string {
+	return loc, func(t time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
 		return t.In(loc).Format(time.DateOnly)
 	}
+}
+
+// Build computes a standup. It is deterministic: equal inputs give equal
+// reports.
+func Build(in Input) Report {
+	loc, date := localDates(in.Location)
 	day := in.Day.In(loc)
 	r := Report{
 		Project: in.Project, Day: day.Format(time.DateOnly), Weekday: day.Weekday().String(),
