@@ -22,9 +22,10 @@
 // are capped by the tools' own caps (a smaller list limit, long answers cut
 // with the shared truncation marker) and delimited as data, because issue
 // text is written by anyone with a Gitea account; the final answer is
-// checked with package prose, so every number and date in it must appear
-// in this turn's tool results or the header, otherwise Reginald says what
-// it could not confirm and shows the data instead. A hand-off is taken
+// checked with package prose, so every claim in it (a date, a count, a
+// status word, a lateness) must be a value, in this turn's tool results,
+// of the issue, milestone or person it is said of; otherwise Reginald says
+// what it could not confirm and shows the data instead. A hand-off is taken
 // only as the loop's first step, from the question alone: once project
 // data is in the prompt a write-tool call may come from issue text, and
 // is refused. Hand-offs run with the caller's own scopes (a read token

@@ -84,9 +84,9 @@ type AskInput struct {
 type AskOutput struct {
 	ConversationID string `json:"conversationId"`
 	Answer         string `json:"answer"`
-	// Confirmed is true when every number and date of the answer appears
-	// in this turn's data; otherwise Unconfirmed names what did not and
-	// Data shows what was read.
+	// Confirmed is true when every claim of the answer is a value of its
+	// subject in this turn's data (package prose); otherwise Unconfirmed
+	// names what is not and Data shows what was read.
 	Confirmed   bool     `json:"confirmed"`
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	// Cites are the issues the answer talks about.

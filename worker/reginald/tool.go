@@ -31,7 +31,7 @@ const askOutputSchema = `{
       "required": ["conversationId", "answer", "confirmed", "reads", "stats"],
       "properties": {
         "conversationId": {"type": "string"},
-        "answer": {"type": "string", "description": "every number and date in it comes from this turn's tool results"},
+        "answer": {"type": "string", "description": "every claim in it is a value of its subject in this turn's tool results"},
         "confirmed": {"type": "boolean", "description": "false: the model stated what the data does not; unconfirmed names it and data shows what was read"},
         "unconfirmed": {"type": "array", "items": {"type": "string"}},
         "cites": {"type": "array", "items": {"type": "integer"}, "description": "issues the answer talks about"},
