@@ -323,13 +323,19 @@ Change the plan in the forge, as a person would in Gitea; the webhook reaches Co
 launch's cone moves on the dashboard within a second or two:
   curl -s -H 'Authorization: token %s' -H 'Content-Type: application/json' %s/api/v1/repos/%s/issues/%d/labels -d '{"labels":["est/xl"]}'
 
-MCP client configuration (e.g. .mcp.json):
+MCP client configuration (e.g. .mcp.json), over HTTP, or over stdio through 'commitea mcp'
+(go install ./cmd/commitea first):
 {
   "mcpServers": {
     "commitea": {
       "type": "http",
       "url": "%s/mcp",
       "headers": { "Authorization": "Bearer %s" }
+    },
+    "commitea-stdio": {
+      "command": "commitea",
+      "args": ["mcp"],
+      "env": { "COMMITEA_URL": "%s", "COMMITEA_TOKEN": "%s" }
     }
   }
 }
@@ -343,5 +349,5 @@ Press Ctrl-C to stop.
 		tool("record_directive", fmt.Sprintf(`{"kind":"reprioritize","quote":"The launch comes first: make this urgent.","target":{"issue":%d},"params":{"priority":0}}`, b.Issue)),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
 		b.ForgeToken, b.Forge, b.Project, b.Issue,
-		base, token)
+		base, token, base, token)
 }
