@@ -55,6 +55,11 @@ func (b *browserAuth) identify(w http.ResponseWriter, r *http.Request) (signin.V
 				"CommiTea cannot confirm your permissions with Gitea right now. Reload in a minute.", "", "")
 			return signin.Viewer{}, false
 		}
+		if ok && !b.signin.SameOrigin(r) {
+			b.log.WarnContext(r.Context(), "cross-origin request with a session refused", slog.String("origin", r.Header.Get("Origin")), slog.String("login", v.Name))
+			signin.Page(w, http.StatusForbidden, "Refused", "This request did not come from a CommiTea page.", "", "")
+			return signin.Viewer{}, false
+		}
 		if ok {
 			return v, true
 		}

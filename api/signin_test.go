@@ -134,8 +134,9 @@ func (s *signinStack) restart(projects ...store.Project) {
 // browser is one person's browser: a cookie jar, the test server's
 // certificate trusted, redirects not followed, so each hop is checked.
 type browser struct {
-	t *testing.T
-	c *http.Client
+	t    *testing.T
+	c    *http.Client
+	base string // the CommiTea test server
 }
 
 func (s *signinStack) browser() *browser {
@@ -146,7 +147,7 @@ func (s *signinStack) browser() *browser {
 	c := *s.srv.Client() // a copy: the server hands out one client
 	c.Jar = jar
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &browser{t: s.t, c: &c}
+	return &browser{t: s.t, c: &c, base: s.srv.URL}
 }
 
 type page struct {
@@ -180,6 +181,21 @@ func (b *browser) do(method, target string, form url.Values) page {
 }
 
 func (b *browser) get(target string) page { return b.do(http.MethodGet, target, nil) }
+
+// post sends an empty JSON POST to the test server's path as a page of
+// origin would, and returns the status.
+func (b *browser) post(path, origin string) int {
+	b.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.base+path, strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", origin)
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
 
 // location resolves a redirect's Location against the URL it answered.
 func location(from string, p page) string {
@@ -310,6 +326,12 @@ func TestSignInWithGitea(t *testing.T) {
 	if p := ceo.get(s.srv.URL + "/riverui/"); p.status != http.StatusOK || p.body != "river ui" {
 		t.Fatalf("River UI as the owner of the one project: %d", p.status)
 	}
+	if st := ceo.post("/riverui/api/jobs/retry", s.srv.URL); st != http.StatusOK {
+		t.Fatalf("retry a job from the River UI's page: %d", st)
+	}
+	if st := ceo.post("/riverui/api/jobs/retry", "https://other.example"); st != http.StatusForbidden {
+		t.Fatalf("retry a job from another origin: %d", st)
+	}
 	s.restart(s.projects...)
 
 	// outsider has no access: 404 for the project, nothing on the index.
@@ -401,8 +423,17 @@ func TestSignInWithGitea(t *testing.T) {
 		t.Fatalf("revoked session: %d", p.status)
 	}
 
-	// Sign-out ends the session on the server, not only in the browser.
+	// A page of another origin cannot act with the session: not sign it
+	// out, not retry a job in the River UI.
 	u, _ := url.Parse(s.srv.URL)
+	if st := ceo.post(signin.LogoutPath, "https://commitea.example.evil"); st != http.StatusForbidden {
+		t.Errorf("cross-origin sign-out: %d", st)
+	}
+	if p := ceo.get(board); p.status != http.StatusOK {
+		t.Fatalf("after the cross-origin sign-out: %d", p.status)
+	}
+
+	// Sign-out ends the session on the server, not only in the browser.
 	stolen := cookieNamed(ceo.c.Jar.Cookies(u), signin.SessionCookie)
 	p = ceo.do(http.MethodPost, s.srv.URL+signin.LogoutPath, url.Values{})
 	if p.status != http.StatusOK || !strings.Contains(p.body, "signed out") {

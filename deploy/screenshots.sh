@@ -23,7 +23,7 @@ trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "
 
 (cd "$root" && go build -o "$work/commitea" ./cmd/commitea)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$work/commitea" demo --addr "127.0.0.1:$port" --database commitea_screens >"$work/out" 2>"$work/err" &
+"$work/commitea" demo --addr "127.0.0.1:$port" --date "${DEMO_DATE:-2026-12-01}" --database commitea_screens >"$work/out" 2>"$work/err" &
 pid=$!
 for _ in $(seq 1 600); do
 	grep -q 'Press Ctrl-C' "$work/out" && break
@@ -36,7 +36,7 @@ base="http://127.0.0.1:$port/dashboard/acme/teapot"
 
 shot() { # name path width height
 	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-		--user-data-dir="$work/profile" --window-size="$3,$4" \
+		--disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$work/profile" --window-size="$3,$4" \
 		--screenshot="$out/$1.png" "$base/$2?token=$token" >/dev/null 2>&1
 	echo "$out/$1.png"
 }

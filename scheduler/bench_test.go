@@ -90,7 +90,7 @@ func BenchmarkRunBlock(b *testing.B) {
 }
 
 func benchBlock(b *testing.B) (*plan, *blockState) {
-	p, err := newPlan(benchProject(2000), Options{Trials: 10000, Seed: 1}, nil)
+	p, err := newPlan(benchProject(2000), Options{Trials: 10000, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

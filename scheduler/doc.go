@@ -60,20 +60,23 @@
 // dependencies are done. Unassigned issues go to whoever frees up first in a
 // planning pass at median effort and keep that person in every trial: giving
 // them out afresh per trial made bigger estimates finish some issues
-// earlier, which a forecast people trust must never do. Unknown
+// earlier, which a forecast people trust must never do; within an hour the
+// plan's choices stand (see One planning rule). Unknown
 // dependencies, cycles and estimates above est/xl make an issue, and what
 // depends on it, unschedulable with that reason.
 //
 // Output: per issue p10/p50/p80 and how often it is on its milestone's
 // critical chain; per milestone p10/p50/p80 of its last issue's finish, the
-// chance of meeting the due date and slack (due − p80 in working days of the
-// 6 h Monday–Friday team calendar); per person median load. Draws are keyed
-// by a counter hash of (seed, issue, trial) into lognormal tables, the seed
-// derived from the input unless given, so equal inputs give equal output
-// whatever the number of workers, and a what-if differs from its baseline
-// only where it reaches. Trials run in blocks of 64 on every core; issue
-// quantiles come from 128-bucket histograms sized by a 256-trial pilot,
-// milestone quantiles are exact.
+// chance of meeting the due date (two decimals, as shown everywhere) and
+// slack (due − p80 in whole working days, Monday to Friday, between the two
+// dates); per person median load. Draws are keyed by a counter hash of
+// (seed, draw key, trial) into lognormal tables, the draw key being the
+// issue's number or, for an issue filed from a proposal, the proposal's key;
+// the seed is derived from the input unless given, so equal inputs give
+// equal output whatever the number of workers, and a what-if differs from
+// its baseline only where it reaches. Trials run in blocks of 64 on every
+// core; issue quantiles come from 128-bucket histograms sized by a 256-trial
+// pilot, milestone quantiles are exact.
 //
 // # Focus, runway and what-if
 //
@@ -83,10 +86,60 @@
 // each item has a one-line rationale from those factors. Runway lists each
 // milestone's p50–p80 band, due date and slack, and the team's weekly
 // capacity and load. WhatIf applies changes (estimate, priority, milestone,
-// due date, hardness, dependencies, close, proposed issues, capacity) to a
-// copy, forecasts both with the baseline's seed and planned assignments
-// (re-planned when capacity changes) and describes the difference, or says
-// "no change".
+// due date, hardness, dependencies, close, label removal, proposed issues,
+// capacity) to a copy of an Input, forecasts both with the same seed and
+// plan and describes the difference, or says "no change"; DiffForecasts
+// describes any two forecasts the same way, listing only what changed as
+// people read it (dates to the day, pDue to two decimals, slack).
+//
+// # One planning rule
+//
+// What a write tool quotes before a change is what the first snapshot
+// after the change shows, to the day and to two decimals of pDue, for
+// every milestone and issue. Both come from one function of a mirror state
+// and a plan (worker: Forecaster.forecast): the lifecycle inferred as of
+// the plan's hour, the calibration fitted on that state's samples, the
+// capacity calendar, the draw keys and the plan's choices. The what-if
+// makes its changes to a copy of the mirror the way Gitea and the
+// write-through will (labels of a scope replaced, closed_at stamped, a new
+// issue numbered after every number the mirror holds), not to the engine's
+// input, so a close that makes a calibration sample, an estimate that moves
+// an issue from diagnosis to triage or a label removed are forecast as the
+// recompute will forecast them.
+//
+// A plan is an hour (AsOf: the forecast's Now, rounded down to the hour,
+// UTC) and who picks up each unassigned issue in it (Input.Planned). The
+// first snapshot of an hour plans afresh; later ones keep its choices, and
+// unassigned issues new since are planned around them. Effort already
+// spent is measured up to the hour, so a close or a start later in the hour
+// counts from the next one, whichever clock read it. Proposed issues keep
+// their draws once Gitea files them (ProposalDrawKey, recorded for the
+// issue filed), and take their place in the work order by their expected
+// number: after every issue there is, in the batch's order.
+//
+// A what-if is made on the plan the next recompute forecasts the change on
+// first: the one a write tool holds (below), else the latest snapshot's,
+// the forecast its caller sees. When the mirror changed since the latest
+// snapshot and that plan's hour is over, the recompute stores a snapshot on
+// it anyway, then one on the current hour's plan: the boundary is crossed
+// in a snapshot of its own, and the quote is what the first one shows. A
+// write tool holds the plan it quoted on with each of its writes (a
+// periodic recompute landing between the quote and the write would
+// otherwise move to the new hour's plan first); the recompute that covers
+// the writes releases it. Its baseline is the latest snapshot's forecast
+// when that snapshot was computed from the same input, else forecast too.
+//
+// Where a PM's two expectations conflict, the quote coming true wins over a
+// change moving only what it touches: a close that adds a calibration
+// sample moves every estimate with it, and the quote says so. Within a
+// plan both hold for everything else: the plan's choices of who picks up
+// what do not move with a change, so more work, less capacity or an added
+// dependency never makes anything earlier, and a hire takes unassigned
+// work from the next hour's plan on (the forecast of that hour then shows
+// it). Capacity directives shape the calendars from the plan's hour on;
+// spent effort and calibration samples are measured on the configured
+// calendars, so telling CommiTea about time off never rewrites how much
+// work the past held.
 //
 // # Flow
 //

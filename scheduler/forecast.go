@@ -41,9 +41,10 @@ package scheduler
 //     CriticalFreq counts the trials in which an issue is on its own
 //     milestone's chain; issues without a milestone share one chain, that of
 //     the last of them to finish.
-//   - Slack is due − p80 in working days of the team calendar (6 h Monday to
-//     Friday, UTC), to one decimal. PDue counts trials finishing on or before
-//     the due instant.
+//   - Slack is due − p80 in whole working days (Monday to Friday) between
+//     their dates (UTC), as people read dates: 0 when p80 falls on the due
+//     date, negative when after it. PDue counts trials finishing on or before
+//     the due instant, to two decimals (as it is shown everywhere).
 //   - Milestone quantiles are exact (nearest rank over all trials). Issue
 //     quantiles come from a 128-bucket histogram per issue spanning twice the
 //     range of a pilot of the first 256 trials, interpolated inside the
@@ -92,7 +93,7 @@ const missingEstimateSigmaFactor = 1.5
 
 // Run forecasts the input's open issues by Monte Carlo over the schedule.
 func Run(in Input, opts Options) (Forecast, error) {
-	p, err := newPlan(in, opts, nil)
+	p, err := newPlan(in, opts)
 	if err != nil {
 		return Forecast{}, err
 	}
@@ -158,9 +159,8 @@ type plan struct {
 	doneByHist []uint32
 }
 
-// newPlan compiles in. pinned, when not nil, fixes the person of
-// unassigned issues by number (WhatIf passes the baseline's choices).
-func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
+// newPlan compiles in.
+func newPlan(in Input, opts Options) (*plan, error) {
 	if in.Now.IsZero() {
 		return nil, errors.New("forecast: input has no Now")
 	}
@@ -396,7 +396,7 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 		}
 		lo := truncationIndex(mu, sigma, spent)
 		it := planItem{
-			key: issueStream(p.seed, is.Number), scale: float32(math.Exp(mu)), spent: float32(spent),
+			key: issueStream(p.seed, drawKey(is)), scale: float32(math.Exp(mu)), spent: float32(spent),
 			tab: tab, lo: lo, span: drawTableSize - lo,
 			person: -1, group: g, issue: i,
 		}
@@ -440,7 +440,7 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 		p.people[k].start = p.people[k].tl.working(0)
 		p.tls = append(p.tls, p.people[k].tl)
 	}
-	p.planUnassigned(personIdx, pinned)
+	p.planUnassigned(personIdx, in.Planned)
 	// Each person works their items in list order, so the item before one
 	// on the same person is fixed by the plan.
 	p.prevSame = make([]int32, len(p.items))
@@ -469,8 +469,8 @@ func newPlan(in Input, opts Options, pinned map[int64]string) (*plan, error) {
 // Every trial keeps that choice. A choice remade in each trial would follow
 // the sampled durations and, like any greedy list scheduler, could finish
 // something earlier when other work grows (Graham's anomalies); a fixed
-// choice keeps every trial monotone in the work. Pinned choices (from a
-// what-if's baseline) win while that person is still on the team.
+// choice keeps every trial monotone in the work. The plan's choices
+// (Input.Planned) win while that person is still on the team.
 func (p *plan) planUnassigned(personIdx map[string]int32, pinned map[int64]string) {
 	free := make([]float64, len(p.people))
 	freeAt := make([]float64, len(p.people))
@@ -521,6 +521,14 @@ func (p *plan) plannedAssignments() map[int64]string {
 		}
 	}
 	return out
+}
+
+// drawKey is what keys an issue's draws: its DrawKey, else its number.
+func drawKey(is Issue) int64 {
+	if is.DrawKey != 0 {
+		return is.DrawKey
+	}
+	return is.Number
 }
 
 // tooLarge reports an estimate label beyond est/xl, such as est/xxl.
@@ -691,7 +699,6 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 
 	ms := slices.Clone(in.Milestones)
 	slices.SortFunc(ms, func(a, b Milestone) int { return cmp.Compare(a.ID, b.ID) })
-	team := Calendar{}
 	for _, m := range ms {
 		if m.Closed && open[m.ID] == 0 {
 			continue
@@ -718,11 +725,11 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 						onTime++
 					}
 				}
-				out.PDue = round3(float64(onTime) / float64(T))
+				out.PDue = RoundPDue(float64(onTime) / float64(T))
 			}
 		}
 		if !m.Due.IsZero() {
-			out.SlackDays = math.Round(WorkingDaysBetween(team, out.P80, m.Due)*10) / 10
+			out.SlackDays = float64(workdaysBetweenDates(out.P80, m.Due))
 		}
 		f.Milestones = append(f.Milestones, out)
 	}

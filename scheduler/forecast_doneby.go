@@ -246,7 +246,7 @@ func atLeast(h []uint32, trials int, q float64) int {
 // the same input and options. Above 65,535 schedulable issues the curve is
 // left empty.
 func RunDoneBy(in Input, opts Options, do DoneByOptions) (Forecast, DoneBy, error) {
-	p, err := newPlan(in, opts, nil)
+	p, err := newPlan(in, opts)
 	if err != nil {
 		return Forecast{}, DoneBy{}, err
 	}

@@ -137,7 +137,7 @@ func TestDoneByMatchesTrials(t *testing.T) {
 		t.Fatal("RunDoneBy's forecast differs from Run's")
 	}
 
-	p, err := newPlan(in, Options{Trials: trials, Seed: 42}, nil)
+	p, err := newPlan(in, Options{Trials: trials, Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}

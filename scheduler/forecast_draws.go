@@ -170,6 +170,17 @@ func InputSeed(in Input) uint64 {
 			u64(uint64(d))
 		}
 		f64(is.SpentHours)
+		u64(uint64(drawKey(is)))
+	}
+	planned := make([]int64, 0, len(in.Planned))
+	for n := range in.Planned {
+		planned = append(planned, n)
+	}
+	slices.Sort(planned)
+	u64(uint64(len(planned)))
+	for _, n := range planned {
+		u64(uint64(n))
+		str(in.Planned[n])
 	}
 
 	c := in.Calibration

@@ -200,7 +200,7 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 // traceOf schedules one trial and returns the plan and its placements.
 func traceOf(t *testing.T, in Input, trial int) (*plan, []itemResult) {
 	t.Helper()
-	p, err := newPlan(in, Options{Seed: 42}, nil)
+	p, err := newPlan(in, Options{Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,8 +269,9 @@ func TestMoreWorkNeverEarlier(t *testing.T) {
 		}
 		more.Issues = append(more.Issues, Issue{Number: 10000, State: Steeping, Estimate: SizeL, Assignee: "dev01", Milestone: 2, Priority: 0})
 
-		pa, _ := newPlan(in, Options{Seed: 5}, nil)
-		pb, _ := newPlan(more, Options{Seed: 5}, pa.plannedAssignments())
+		pa, _ := newPlan(in, Options{Seed: 5})
+		more.Planned = pa.plannedAssignments()
+		pb, _ := newPlan(more, Options{Seed: 5})
 		for trial := range 40 {
 			sa, sb := pa.traceTrial(trial), pb.traceTrial(trial)
 			for num, pos := range pa.itemOf {
@@ -343,7 +344,7 @@ func TestIssueQuantilesAccuracy(t *testing.T) {
 	in := genProject(9, genSpec{issues: 60, people: 4, milestones: 2, depFrac: 0.3, unassignedFrac: 0.2})
 	const trials = 3000
 	f := mustRun(t, in, Options{Trials: trials, Seed: 3})
-	p, _ := newPlan(in, Options{Trials: trials, Seed: 3}, nil)
+	p, _ := newPlan(in, Options{Trials: trials, Seed: 3})
 	grids := p.pilot()
 	fins := make([][]float64, len(p.items))
 	s := p.newBlockState()
@@ -385,7 +386,7 @@ func TestOddTrialCounts(t *testing.T) {
 // The kernel's block draws equal drawIndex trial by trial.
 func TestKernelDrawsMatchDrawIndex(t *testing.T) {
 	in := genProject(1, genSpec{issues: 30, people: 2, steepingFrac: 0.5})
-	p, _ := newPlan(in, Options{Trials: 100, Seed: 8}, nil)
+	p, _ := newPlan(in, Options{Trials: 100, Seed: 8})
 	p.trace = true
 	s := p.newBlockState()
 	for _, t0 := range []int{0, 3, blockTrials, 2*blockTrials + 5} { // aligned and not

@@ -11,7 +11,23 @@ type Input struct {
 	Milestones  []Milestone
 	Issues      []Issue // open and done; done issues only satisfy dependencies
 	Calibration Calibration
+	// Planned fixes who picks up unassigned open issues (number → login):
+	// the choices of the plan the forecast belongs to. Unassigned issues
+	// not in it, or planned for someone no longer on the team, are planned
+	// around the rest; nil plans all of them afresh. See "One planning
+	// rule" in the package doc.
+	Planned map[int64]string
 }
+
+// PlanQuantum is how finely the instant a forecast starts from is chosen:
+// every forecast computed within one hour (UTC) starts at that hour, so a
+// what-if and the recompute after it share their "now" (see "One planning
+// rule" in the package doc).
+const PlanQuantum = time.Hour
+
+// AsOf is the instant a forecast computed at t starts from: t rounded down
+// to PlanQuantum, in UTC.
+func AsOf(t time.Time) time.Time { return t.UTC().Truncate(PlanQuantum) }
 
 // Options tunes a forecast run. The zero value means 2,000 trials, a seed
 // derived from the input, and every core.
@@ -31,6 +47,19 @@ type Forecast struct {
 	Issues     []IssueForecast     `json:"issues"`
 	Milestones []MilestoneForecast `json:"milestones"`
 	Load       []PersonLoad        `json:"load"`
+}
+
+// Planned is the plan's choice of person for each unassigned issue (number
+// → login), as Input.Planned takes it: what a forecast computed afresh
+// decided, for the forecasts of the same plan to keep.
+func (f Forecast) Planned() map[int64]string {
+	out := map[int64]string{}
+	for _, is := range f.Issues {
+		if is.Unassigned {
+			out[is.Number] = is.Assignee
+		}
+	}
+	return out
 }
 
 // IssueForecast is one open issue's finish-date range.
@@ -62,7 +91,8 @@ type MilestoneForecast struct {
 	// PDue is the probability of finishing on or before the due date; 0 when
 	// there is no due date.
 	PDue float64 `json:"pDue"`
-	// SlackDays is due − p80 in working days (negative when late).
+	// SlackDays is due − p80 in whole working days between their dates
+	// (negative when late).
 	SlackDays float64 `json:"slackDays"`
 	// Quantiles is the finish-date distribution as a compact CDF: the
 	// finish date at probability 0, 5%, 10%, … 100% (21 points), so a

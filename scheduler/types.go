@@ -121,6 +121,10 @@ type Issue struct {
 	// SpentHours is effort already spent on a steeping or in-review issue;
 	// the forecast conditions its remaining effort on it.
 	SpentHours float64
+	// DrawKey keys the issue's random draws when set; 0 keys them by
+	// Number. A proposed issue carries its ProposalDrawKey, and keeps it
+	// once filed, so filing it does not give it fresh draws.
+	DrawKey int64
 }
 
 // Bias is a calibrated multiplier for one label or person, with the number

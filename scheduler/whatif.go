@@ -1,29 +1,32 @@
 package scheduler
 
 // What-if: apply hypothetical changes to a deep copy of the input and
-// forecast both with the baseline's seed. Draws are keyed by (seed, issue,
-// trial), so every issue the changes do not reach keeps exactly the same
-// samples and the difference is what the changes caused, not noise. A
-// what-if that changes nothing reports "no change".
+// forecast both with the same seed and the same plan (Input.Planned). Draws
+// are keyed by (seed, issue, trial), so every issue the changes do not reach
+// keeps exactly the same samples and the difference is what the changes
+// caused, not noise. A what-if that changes nothing reports "no change".
 //
-// Unassigned issues keep the person the baseline's planning pass gave them
-// (new ones are planned afresh), so a change moves only what depends on it,
-// and more work can never make anything earlier. A batch with set_capacity
-// re-plans all unassigned work instead: giving someone fewer hours, or
-// hiring, is precisely a question about who picks up what.
+// This is the engine-level what-if, for callers that hold an Input (tests,
+// searches over many options). The write tools quote the worker's what-if,
+// which makes the same changes to a copy of the mirror and runs it through
+// the recompute's own path (lifecycle, calibration), so its quote is what
+// the next snapshot shows; both describe the difference with DiffForecasts.
 //
-// Proposed issues (add_issue) without a number, or with one already taken,
-// get the next free negative number (-1, -2, ...). set_capacity on a login
-// outside Input.People adds that person to the team (a hire). Changes are
-// validated as a batch: one bad change fails the call and nothing is
-// forecast.
+// Proposed issues (add_issue) are numbered after the highest number in the
+// input, in batch order, as Gitea will number them (so they take the same
+// place in the work order); a negative NewIssue.Number is a placeholder that
+// later proposals' DependsOn may name. set_capacity on a login outside
+// Input.People adds that person to the team (a hire). Changes are validated
+// as a batch: one bad change fails the call and nothing is forecast.
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,6 +44,7 @@ const (
 	AddDep       ChangeKind = "add_dep"       // Issue depends on DependsOn
 	RemoveDep    ChangeKind = "remove_dep"    // Issue no longer depends on DependsOn
 	CloseIssue   ChangeKind = "close"         // Issue
+	RemoveLabel  ChangeKind = "remove_label"  // Issue, Label (matched case-insensitively)
 	AddIssue     ChangeKind = "add_issue"     // NewIssue
 	SetCapacity  ChangeKind = "set_capacity"  // Person, HoursPerDay and/or TimeOff
 )
@@ -55,6 +59,7 @@ type Change struct {
 	Due         time.Time   `json:"due,omitzero"`
 	Hard        bool        `json:"hard,omitempty"`
 	DependsOn   int64       `json:"dependsOn,omitempty"`
+	Label       string      `json:"label,omitempty"`
 	NewIssue    *Issue      `json:"newIssue,omitempty"`
 	Person      string      `json:"person,omitempty"`
 	HoursPerDay float64     `json:"hoursPerDay,omitempty"`
@@ -67,7 +72,8 @@ type MilestoneDelta struct {
 	Title  string             `json:"title"`
 	Before *MilestoneForecast `json:"before,omitempty"`
 	After  *MilestoneForecast `json:"after,omitempty"`
-	// P80ShiftDays is the move of p80 in working days of the team calendar.
+	// P80ShiftDays is the move of p80 in whole working days (Monday to
+	// Friday) between the two dates.
 	P80ShiftDays float64 `json:"p80ShiftDays"`
 }
 
@@ -77,10 +83,14 @@ type IssueDelta struct {
 	Number int64          `json:"number"`
 	Before *IssueForecast `json:"before,omitempty"`
 	After  *IssueForecast `json:"after,omitempty"`
+	// Title is set for a proposed issue, which has no number of its own yet.
+	Title string `json:"title,omitempty"`
 }
 
 // WhatIfResult compares the baseline forecast with the changed one. Only
-// milestones and issues whose forecast changed are listed.
+// milestones and issues whose forecast changed as people read it (a date to
+// the day, the chance of the due date to two decimals, the slack) are
+// listed.
 type WhatIfResult struct {
 	Seed        uint64           `json:"seed"`
 	Changed     bool             `json:"changed"`
@@ -88,12 +98,12 @@ type WhatIfResult struct {
 	Milestones  []MilestoneDelta `json:"milestones"`
 	Issues      []IssueDelta     `json:"issues"`
 	// Proposed maps each add_issue change (by position in the batch) to
-	// the number the proposed issue got.
+	// the number the proposed issue got in the forecast.
 	Proposed []int64 `json:"proposed,omitempty"`
 }
 
 // WhatIf forecasts in with and without changes, using the same seed (the
-// baseline's: opts.Seed, or the one derived from in).
+// baseline's: opts.Seed, or the one derived from in) and the same plan.
 func WhatIf(in Input, changes []Change, opts Options) (WhatIfResult, error) {
 	if opts.Seed == 0 {
 		opts.Seed = InputSeed(in)
@@ -102,26 +112,54 @@ func WhatIf(in Input, changes []Change, opts Options) (WhatIfResult, error) {
 	if err != nil {
 		return WhatIfResult{}, err
 	}
-	base, err := newPlan(in, opts, nil)
+	before, err := Run(in, opts)
 	if err != nil {
 		return WhatIfResult{}, fmt.Errorf("what-if baseline: %w", err)
 	}
-	before := base.run()
-	// Unassigned issues keep the person the baseline planned for them, so
-	// the comparison shows what the changes did, not a reshuffle.
-	pins := base.plannedAssignments()
-	if slices.ContainsFunc(changes, func(c Change) bool { return c.Kind == SetCapacity }) {
-		pins = nil
-	}
-	next, err := newPlan(changed, opts, pins)
+	after, err := Run(changed, opts)
 	if err != nil {
 		return WhatIfResult{}, fmt.Errorf("what-if forecast: %w", err)
 	}
-	after := next.run()
+	return DiffForecasts(before, after, changed, proposed), nil
+}
+
+// DiffForecasts compares two forecasts of one project: after is the forecast of
+// afterIn (which names the proposed issues), proposed the numbers the
+// proposed issues got. The result lists what changed and says it in one
+// line.
+func DiffForecasts(before, after Forecast, afterIn Input, proposed []int64) WhatIfResult {
 	res := compareForecasts(before, after)
-	res.Seed, res.Proposed = opts.Seed, proposed
-	res.Consequence = consequence(in.Now, res)
-	return res, nil
+	res.Seed, res.Proposed = after.Seed, proposed
+	titles := map[int64]string{}
+	for _, n := range proposed {
+		titles[n] = ""
+	}
+	for _, is := range afterIn.Issues {
+		if _, ok := titles[is.Number]; ok {
+			titles[is.Number] = is.Title
+		}
+	}
+	for k := range res.Issues {
+		if t, ok := titles[res.Issues[k].Number]; ok {
+			res.Issues[k].Title = cmp.Or(t, "proposed issue")
+		}
+	}
+	res.Consequence = consequence(after.Now, res)
+	return res
+}
+
+// ProposalDrawKey is the draw key (Issue.DrawKey) of a proposed issue: a
+// hash of its title and body and of how many proposals of the same batch
+// came before with the same title and body. The worker records it for the
+// issue once Gitea has filed it, so the issue keeps the draws it was quoted
+// with whatever number it got. It is negative, never an issue number.
+func ProposalDrawKey(title, body string, occurrence int) int64 {
+	h := fnv.New64a()
+	for _, s := range []string{"proposal", title, body, strconv.Itoa(occurrence)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return int64(h.Sum64() | 1<<63)
 }
 
 // ApplyChanges returns a deep copy of in with the changes applied, and the
@@ -129,6 +167,11 @@ func WhatIf(in Input, changes []Change, opts Options) (WhatIfResult, error) {
 func ApplyChanges(in Input, changes []Change) (Input, []int64, error) {
 	out := cloneInput(in)
 	var proposed []int64
+	next := int64(0)
+	for _, is := range in.Issues {
+		next = max(next, is.Number)
+	}
+	placeholders := map[int64]int64{}
 	issueAt := func(num int64) (*Issue, error) {
 		for i := range out.Issues {
 			if out.Issues[i].Number == num {
@@ -149,11 +192,25 @@ func ApplyChanges(in Input, changes []Change) (Input, []int64, error) {
 		var err error
 		var is *Issue
 		switch c.Kind {
-		case SetEstimate, SetPriority, SetMilestone, AddDep, RemoveDep, CloseIssue:
+		case SetEstimate, SetPriority, SetMilestone, AddDep, RemoveDep, CloseIssue, RemoveLabel:
 			is, err = issueAt(c.Issue)
+		case AddIssue:
+			if c.NewIssue == nil {
+				err = errors.New("no newIssue")
+				break
+			}
+			next++
+			var n Issue
+			if n, err = proposedIssue(*c.NewIssue, next, placeholders, issueAt); err == nil {
+				if c.NewIssue.Number < 0 {
+					placeholders[c.NewIssue.Number] = next
+				}
+				out.Issues = append(out.Issues, n)
+				proposed = append(proposed, next)
+			}
 		}
-		if err == nil {
-			err = applyChange(&out, c, is, milestoneAt, issueAt, &proposed)
+		if err == nil && c.Kind != AddIssue {
+			err = applyChange(&out, c, is, milestoneAt, issueAt)
 		}
 		if err != nil {
 			return Input{}, nil, fmt.Errorf("what-if change %d (%s): %w", k+1, c.Kind, err)
@@ -162,7 +219,36 @@ func ApplyChanges(in Input, changes []Change) (Input, []int64, error) {
 	return out, proposed, nil
 }
 
-func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Milestone, error), issueAt func(int64) (*Issue, error), proposed *[]int64) error {
+// proposedIssue is a proposed issue as the forecast takes it: numbered,
+// open, its placeholder dependencies resolved.
+func proposedIssue(n Issue, number int64, placeholders map[int64]int64, issueAt func(int64) (*Issue, error)) (Issue, error) {
+	n.Number = number
+	n.Labels = slices.Clone(n.Labels)
+	n.DependsOn = slices.Clone(n.DependsOn)
+	for i, d := range n.DependsOn {
+		if d < 0 {
+			real, ok := placeholders[d]
+			if !ok {
+				return Issue{}, fmt.Errorf("depends on proposed issue %d, which no earlier change proposes", d)
+			}
+			n.DependsOn[i] = real
+		} else if _, err := issueAt(d); err != nil {
+			return Issue{}, err
+		}
+	}
+	if n.State == "" || n.State == Done {
+		n.State = Triage
+		if n.Assignee != "" {
+			n.State = Steeping
+		}
+	}
+	if n.Title == "" {
+		n.Title = "proposed issue"
+	}
+	return n, nil
+}
+
+func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Milestone, error), issueAt func(int64) (*Issue, error)) error {
 	switch c.Kind {
 	case SetEstimate:
 		if c.Estimate != "" && !c.Estimate.Valid() {
@@ -176,6 +262,23 @@ func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Mile
 		}
 		is.Priority = c.Priority
 		is.Labels = replaceLabel(is.Labels, "p/", fmt.Sprint(c.Priority))
+	case RemoveLabel:
+		label := strings.ToLower(strings.TrimSpace(c.Label))
+		if label == "" {
+			return errors.New("no label")
+		}
+		is.Labels = slices.DeleteFunc(is.Labels, func(l string) bool { return strings.EqualFold(strings.TrimSpace(l), label) })
+		// Only the field the label's namespace sets is read again, so an
+		// issue given its fields without labels keeps the others.
+		size, priority, hard := ParseLabels(is.Labels)
+		switch {
+		case strings.HasPrefix(label, "est/"):
+			is.Estimate = size
+		case strings.HasPrefix(label, "p/"):
+			is.Priority = priority
+		case label == "deadline/hard":
+			is.HardDeadline = hard
+		}
 	case SetMilestone:
 		if c.Milestone != 0 {
 			if _, err := milestoneAt(c.Milestone); err != nil {
@@ -212,33 +315,6 @@ func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Mile
 		is.DependsOn = slices.DeleteFunc(is.DependsOn, func(d int64) bool { return d == c.DependsOn })
 	case CloseIssue:
 		is.State = Done
-	case AddIssue:
-		if c.NewIssue == nil {
-			return errors.New("no newIssue")
-		}
-		n := *c.NewIssue
-		n.Labels = slices.Clone(n.Labels)
-		n.DependsOn = slices.Clone(n.DependsOn)
-		if _, err := issueAt(n.Number); n.Number == 0 || err == nil {
-			n.Number = -1
-			for {
-				if _, err := issueAt(n.Number); err != nil {
-					break
-				}
-				n.Number--
-			}
-		}
-		if n.State == "" || n.State == Done {
-			n.State = Triage
-			if n.Assignee != "" {
-				n.State = Steeping
-			}
-		}
-		if n.Title == "" {
-			n.Title = "proposed issue"
-		}
-		out.Issues = append(out.Issues, n)
-		*proposed = append(*proposed, n.Number)
 	case SetCapacity:
 		if c.Person == "" {
 			return errors.New("no person")
@@ -299,14 +375,41 @@ func pairByKey[T any](before, after []T, key func(*T) int64) ([]int64, map[int64
 	return keys, b, a
 }
 
+// DateOf is the calendar date (UTC) a forecast instant is shown as.
+func DateOf(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+// SameMilestoneForecast reports whether two milestone forecasts read the
+// same: p10, p50, p80 and due on the same dates, the same chance of the due
+// date (two decimals), slack and hardness.
+func SameMilestoneForecast(a, b *MilestoneForecast) bool {
+	return DateOf(a.P10) == DateOf(b.P10) && DateOf(a.P50) == DateOf(b.P50) && DateOf(a.P80) == DateOf(b.P80) &&
+		DateOf(a.Due) == DateOf(b.Due) && RoundPDue(a.PDue) == RoundPDue(b.PDue) &&
+		a.SlackDays == b.SlackDays && a.Hard == b.Hard
+}
+
+// SameIssueForecast reports whether two issue forecasts read the same:
+// p10, p50 and p80 on the same dates, and schedulable alike.
+func SameIssueForecast(a, b *IssueForecast) bool {
+	return DateOf(a.P10) == DateOf(b.P10) && DateOf(a.P50) == DateOf(b.P50) && DateOf(a.P80) == DateOf(b.P80) &&
+		a.Unschedulable == b.Unschedulable
+}
+
+// RoundPDue rounds a chance of meeting a due date to the two decimals it
+// is shown with everywhere.
+func RoundPDue(p float64) float64 { return math.Round(p*100) / 100 }
+
 // compareForecasts lists the milestones and issues whose forecast differs.
 func compareForecasts(before, after Forecast) WhatIfResult {
 	res := WhatIfResult{Milestones: []MilestoneDelta{}, Issues: []IssueDelta{}}
 	ids, bm, am := pairByKey(before.Milestones, after.Milestones, func(m *MilestoneForecast) int64 { return m.ID })
-	team := Calendar{}
 	for _, id := range ids {
 		b, a := bm[id], am[id]
-		if b != nil && a != nil && *b == *a {
+		if b != nil && a != nil && SameMilestoneForecast(b, a) {
 			continue
 		}
 		d := MilestoneDelta{ID: id, Before: b, After: a}
@@ -316,7 +419,7 @@ func compareForecasts(before, after Forecast) WhatIfResult {
 			d.Title = b.Title
 		}
 		if a != nil && b != nil {
-			d.P80ShiftDays = math.Round(WorkingDaysBetween(team, b.P80, a.P80)*10) / 10
+			d.P80ShiftDays = float64(workdaysBetweenDates(b.P80, a.P80))
 		}
 		res.Milestones = append(res.Milestones, d)
 	}
@@ -324,13 +427,31 @@ func compareForecasts(before, after Forecast) WhatIfResult {
 	nums, bi, ai := pairByKey(before.Issues, after.Issues, func(i *IssueForecast) int64 { return i.Number })
 	for _, n := range nums {
 		b, a := bi[n], ai[n]
-		if b != nil && a != nil && *b == *a {
+		if b != nil && a != nil && SameIssueForecast(b, a) {
 			continue
 		}
 		res.Issues = append(res.Issues, IssueDelta{Number: n, Before: b, After: a})
 	}
 	res.Changed = len(res.Milestones) > 0 || len(res.Issues) > 0
 	return res
+}
+
+// workdaysBetweenDates counts the Monday-to-Friday days after a's date up
+// to b's (UTC), negative when b's date is earlier: 0 for the same date.
+func workdaysBetweenDates(a, b time.Time) int {
+	da, db := dayNumber(a.UTC()), dayNumber(b.UTC())
+	sign := 1
+	if db < da {
+		da, db, sign = db, da, -1
+	}
+	n := 0
+	for d := da + 1; d <= db; d++ {
+		// Day 0 of the Unix epoch was a Thursday.
+		if wd := time.Weekday((d + 4) % 7); wd != time.Saturday && wd != time.Sunday {
+			n++
+		}
+	}
+	return sign * n
 }
 
 // consequence is the one-line summary: each changed milestone's p80 move and
@@ -349,48 +470,78 @@ func consequence(now time.Time, res WhatIfResult) string {
 	})
 	var parts []string
 	for _, d := range ms {
-		switch {
-		case d.Before == nil:
-			parts = append(parts, fmt.Sprintf("%s p80 %s (new)", d.Title, shortDate(now, d.After.P80)))
-		case d.After == nil:
-			parts = append(parts, fmt.Sprintf("%s leaves the forecast", d.Title))
-		case !d.Before.P80.Equal(d.After.P80):
-			s := fmt.Sprintf("%s p80 moves %s → %s (%s working days)", d.Title,
-				shortDate(now, d.Before.P80), shortDate(now, d.After.P80), signed(d.P80ShiftDays))
-			if !d.After.Due.IsZero() {
-				s += "; slack " + signedDays(d.After.SlackDays)
-			}
+		if s := milestoneMove(now, d); s != "" {
 			parts = append(parts, s)
-		case !d.After.Due.IsZero() && d.Before.SlackDays != d.After.SlackDays:
-			parts = append(parts, fmt.Sprintf("%s p80 stays %s; slack %s → %s", d.Title,
-				shortDate(now, d.After.P80), signedDays(d.Before.SlackDays), signedDays(d.After.SlackDays)))
-		case d.Before.PDue != d.After.PDue:
-			parts = append(parts, fmt.Sprintf("%s on-time chance %d%% → %d%%", d.Title,
-				int(math.Round(d.Before.PDue*100)), int(math.Round(d.After.PDue*100))))
 		}
 	}
 	if len(parts) > 0 {
 		return strings.Join(parts, "; ")
 	}
 	// No milestone moved: name up to three changed issues.
-	for _, d := range res.Issues {
-		if len(parts) == 3 {
+	for k, d := range res.Issues {
+		if k == 3 {
 			parts = append(parts, fmt.Sprintf("and %d more issues", len(res.Issues)-3))
 			break
 		}
-		switch {
-		case d.Before == nil:
-			parts = append(parts, fmt.Sprintf("#%d p80 %s (new)", d.Number, shortDate(now, d.After.P80)))
-		case d.After == nil:
-			parts = append(parts, fmt.Sprintf("#%d leaves the forecast", d.Number))
-		case d.Before.P80.Equal(d.After.P80):
-			parts = append(parts, fmt.Sprintf("#%d p80 stays %s", d.Number, shortDate(now, d.After.P80)))
-		default:
-			parts = append(parts, fmt.Sprintf("#%d p80 moves %s → %s", d.Number,
-				shortDate(now, d.Before.P80), shortDate(now, d.After.P80)))
-		}
+		parts = append(parts, issueMove(now, d))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// milestoneMove says how one milestone's forecast moved, as dates read.
+func milestoneMove(now time.Time, d MilestoneDelta) string {
+	b, a := d.Before, d.After
+	switch {
+	case b == nil:
+		return fmt.Sprintf("%s p80 %s (new)", d.Title, shortDate(now, a.P80))
+	case a == nil:
+		return fmt.Sprintf("%s leaves the forecast", d.Title)
+	case DateOf(b.P80) != DateOf(a.P80):
+		s := fmt.Sprintf("%s p80 moves %s → %s (%s working days)", d.Title,
+			shortDate(now, b.P80), shortDate(now, a.P80), signed(d.P80ShiftDays))
+		if !a.Due.IsZero() {
+			s += "; slack " + signedDays(a.SlackDays)
+		}
+		return s
+	case !a.Due.IsZero() && b.SlackDays != a.SlackDays:
+		return fmt.Sprintf("%s p80 stays %s; slack %s → %s", d.Title,
+			shortDate(now, a.P80), signedDays(b.SlackDays), signedDays(a.SlackDays))
+	case RoundPDue(b.PDue) != RoundPDue(a.PDue):
+		return fmt.Sprintf("%s on-time chance %d%% → %d%%", d.Title,
+			int(math.Round(b.PDue*100)), int(math.Round(a.PDue*100)))
+	case DateOf(b.P50) != DateOf(a.P50):
+		return fmt.Sprintf("%s p80 stays %s; p50 moves %s → %s", d.Title,
+			shortDate(now, a.P80), shortDate(now, b.P50), shortDate(now, a.P50))
+	case DateOf(b.P10) != DateOf(a.P10):
+		return fmt.Sprintf("%s p80 stays %s; p10 moves %s → %s", d.Title,
+			shortDate(now, a.P80), shortDate(now, b.P10), shortDate(now, a.P10))
+	}
+	return ""
+}
+
+// issueMove says how one issue's forecast moved; a proposed issue is named
+// by its title, having no number yet.
+func issueMove(now time.Time, d IssueDelta) string {
+	name := fmt.Sprintf("#%d", d.Number)
+	if d.Title != "" {
+		name = strconv.Quote(d.Title)
+	}
+	b, a := d.Before, d.After
+	switch {
+	case a == nil:
+		return name + " leaves the forecast"
+	case a.Unschedulable != "":
+		return fmt.Sprintf("%s cannot be scheduled (%s)", name, strings.ReplaceAll(a.Unschedulable, "_", " "))
+	case b == nil && d.Title != "":
+		return fmt.Sprintf("new %s p80 %s", name, shortDate(now, a.P80))
+	case b == nil:
+		return fmt.Sprintf("%s p80 %s (new)", name, shortDate(now, a.P80))
+	case DateOf(b.P80) != DateOf(a.P80):
+		return fmt.Sprintf("%s p80 moves %s → %s", name, shortDate(now, b.P80), shortDate(now, a.P80))
+	case DateOf(b.P50) != DateOf(a.P50):
+		return fmt.Sprintf("%s p80 stays %s; p50 moves %s → %s", name, shortDate(now, a.P80), shortDate(now, b.P50), shortDate(now, a.P50))
+	}
+	return fmt.Sprintf("%s p80 stays %s; p10 moves %s → %s", name, shortDate(now, a.P80), shortDate(now, b.P10), shortDate(now, a.P10))
 }
 
 // shortDate prints "Mar 3", with the year when it is not now's year.
@@ -398,7 +549,8 @@ func shortDate(now, t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	if t.Year() != now.Year() {
+	t = t.UTC()
+	if t.Year() != now.UTC().Year() {
 		return t.Format("Jan 2 2006")
 	}
 	return t.Format("Jan 2")
@@ -437,4 +589,86 @@ func cloneInput(in Input) Input {
 	out.Calibration.ByLabelBias = slices.Clone(in.Calibration.ByLabelBias)
 	out.Calibration.ByPersonBias = slices.Clone(in.Calibration.ByPersonBias)
 	return out
+}
+
+// Mismatches checks a what-if against what happened: before is the
+// forecast the what-if compared against, after the forecast computed once
+// the changes landed, filed maps each proposed issue's number in the
+// what-if to the number Gitea gave it. Every milestone and issue must read
+// the same (dates to the day, pDue to two decimals) as the what-if said:
+// its After when it listed it, its Before otherwise. The result names each
+// difference; none means the quote came true.
+func (r WhatIfResult) Mismatches(before, after Forecast, filed map[int64]int64) []string {
+	var out []string
+	wantM := map[int64]*MilestoneForecast{}
+	for i := range before.Milestones {
+		wantM[before.Milestones[i].ID] = &before.Milestones[i]
+	}
+	for _, d := range r.Milestones {
+		wantM[d.ID] = d.After
+	}
+	gotM := map[int64]*MilestoneForecast{}
+	for i := range after.Milestones {
+		gotM[after.Milestones[i].ID] = &after.Milestones[i]
+	}
+	for id, w := range wantM {
+		g := gotM[id]
+		switch {
+		case w == nil && g != nil:
+			out = append(out, fmt.Sprintf("milestone %d: quoted out of the forecast, is %s", id, bandText(g.P10, g.P50, g.P80, g.PDue)))
+		case w != nil && g == nil:
+			out = append(out, fmt.Sprintf("milestone %d: quoted %s, is out of the forecast", id, bandText(w.P10, w.P50, w.P80, w.PDue)))
+		case w != nil && !SameMilestoneForecast(w, g):
+			out = append(out, fmt.Sprintf("milestone %d %s: quoted %s, is %s", id, g.Title,
+				bandText(w.P10, w.P50, w.P80, w.PDue), bandText(g.P10, g.P50, g.P80, g.PDue)))
+		}
+	}
+	for id, g := range gotM {
+		if _, ok := wantM[id]; !ok {
+			out = append(out, fmt.Sprintf("milestone %d: not quoted, is %s", id, bandText(g.P10, g.P50, g.P80, g.PDue)))
+		}
+	}
+	number := func(n int64) int64 {
+		if f, ok := filed[n]; ok {
+			return f
+		}
+		return n
+	}
+	wantI := map[int64]*IssueForecast{}
+	for i := range before.Issues {
+		wantI[before.Issues[i].Number] = &before.Issues[i]
+	}
+	for _, d := range r.Issues {
+		wantI[number(d.Number)] = d.After
+	}
+	gotI := map[int64]*IssueForecast{}
+	for i := range after.Issues {
+		gotI[after.Issues[i].Number] = &after.Issues[i]
+	}
+	for n, w := range wantI {
+		g := gotI[n]
+		switch {
+		case w == nil && g != nil:
+			out = append(out, fmt.Sprintf("#%d: quoted out of the forecast, is %s", n, bandText(g.P10, g.P50, g.P80, -1)))
+		case w != nil && g == nil:
+			out = append(out, fmt.Sprintf("#%d: quoted %s, is out of the forecast", n, bandText(w.P10, w.P50, w.P80, -1)))
+		case w != nil && !SameIssueForecast(w, g):
+			out = append(out, fmt.Sprintf("#%d: quoted %s, is %s", n, bandText(w.P10, w.P50, w.P80, -1), bandText(g.P10, g.P50, g.P80, -1)))
+		}
+	}
+	for n, g := range gotI {
+		if _, ok := wantI[n]; !ok {
+			out = append(out, fmt.Sprintf("#%d: not quoted, is %s", n, bandText(g.P10, g.P50, g.P80, -1)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func bandText(p10, p50, p80 time.Time, pDue float64) string {
+	s := fmt.Sprintf("p10 %s p50 %s p80 %s", DateOf(p10), DateOf(p50), DateOf(p80))
+	if pDue >= 0 {
+		s += fmt.Sprintf(" pDue %.2f", pDue)
+	}
+	return s
 }

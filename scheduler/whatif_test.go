@@ -97,17 +97,18 @@ func TestWhatIfKinds(t *testing.T) {
 	if after, _ := json.Marshal(in); string(after) != string(before) {
 		t.Fatal("WhatIf modified its input")
 	}
-	if !res.Changed || len(res.Proposed) != 2 || res.Proposed[0] != -1 || res.Proposed[1] != -2 {
-		t.Fatalf("result: changed %v proposed %v", res.Changed, res.Proposed)
+	top := in.Issues[len(in.Issues)-1].Number
+	if !res.Changed || len(res.Proposed) != 2 || res.Proposed[0] != top+1 || res.Proposed[1] != top+2 {
+		t.Fatalf("result: changed %v proposed %v, highest number %d", res.Changed, res.Proposed, top)
 	}
 	var sawNew bool
 	for _, d := range res.Issues {
-		if d.Number == -1 && d.Before == nil && d.After != nil && !d.After.P50.IsZero() {
+		if d.Number == top+1 && d.Before == nil && d.After != nil && !d.After.P50.IsZero() && d.Title == "spike" {
 			sawNew = true
 		}
 	}
 	if !sawNew {
-		t.Error("proposed issue -1 missing from the deltas")
+		t.Errorf("proposed issue %d missing from the deltas", top+1)
 	}
 	changed, _, err := ApplyChanges(in, changes)
 	if err != nil {
@@ -147,6 +148,12 @@ func TestWhatIfKinds(t *testing.T) {
 func TestWhatIfMoreWorkNeverEarlier(t *testing.T) {
 	for seed := range uint64(6) {
 		in := genProject(seed, genSpec{issues: 60, people: 4, milestones: 3, depFrac: 0.3, unassignedFrac: 0.3, missingEstFrac: 0.1, steepingFrac: 0.2})
+		// Within a plan, who picks up unassigned work stays put.
+		base, err := Run(in, Options{Trials: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Planned = base.Planned()
 		r := rand.New(rand.NewPCG(seed, 3))
 		target := in.Issues[20+r.IntN(60)]
 		res, err := WhatIf(in, []Change{
@@ -197,7 +204,8 @@ func containsInt(list []int64, n int64) bool {
 	return false
 }
 
-// Capacity what-ifs re-plan unassigned work: a hire takes some of it.
+// A fresh plan gives unassigned work to whoever frees up first, so a hire
+// takes some of it; within a plan (Input.Planned) it stays where it was.
 func TestWhatIfHireTakesUnassignedWork(t *testing.T) {
 	in := Input{
 		Now:        genNow,
@@ -224,4 +232,13 @@ func TestWhatIfHireTakesUnassignedWork(t *testing.T) {
 		t.Error("the hire took no unassigned issue")
 	}
 	t.Log(res.Consequence)
+
+	base, err := Run(in, Options{Trials: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Planned = base.Planned()
+	if res, err = WhatIf(in, []Change{{Kind: SetCapacity, Person: "zed", HoursPerDay: 6}}, Options{Trials: 300}); err != nil || res.Changed {
+		t.Errorf("a hire within a plan moved work: %v %s", err, res.Consequence)
+	}
 }

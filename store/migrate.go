@@ -118,7 +118,9 @@ func Migrate(ctx context.Context, pool *Pool, log *slog.Logger) error {
 		}
 		log.InfoContext(ctx, "applied migration", slog.String("migration", m.name))
 	}
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	// River's migrator logs each step at INFO, the same lines as the loop
+	// below; its failures come back as errors.
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}

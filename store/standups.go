@@ -277,7 +277,7 @@ type SnapshotStatus struct {
 func SnapshotStatuses(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotStatus, error) {
 	rows, err := q.Query(ctx, `SELECT x.number, x.state, coalesce(x.discarded, false), coalesce(x.estimate, ''),
 		coalesce(x.blocked, false), coalesce(x."blockedBy", '{}'), coalesce(x.stale, false)
-		FROM snapshots s, jsonb_to_recordset(s.data->'statuses')
+		FROM snapshots s, jsonb_to_recordset(coalesce(nullif(s.data->'statuses', 'null'), '[]'))
 			AS x(number bigint, state text, discarded bool, estimate text, blocked bool, "blockedBy" bigint[], stale bool)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
 	if err != nil {
@@ -308,7 +308,7 @@ type SnapshotIssueForecast struct {
 // SnapshotIssueForecasts reads the issue forecasts of one snapshot version.
 func SnapshotIssueForecasts(ctx context.Context, q DBTX, projectID, version int64) ([]SnapshotIssueForecast, error) {
 	rows, err := q.Query(ctx, `SELECT x.number, x.p50, coalesce(x.assignee, ''), coalesce(x."criticalFreq", 0)
-		FROM snapshots s, jsonb_to_recordset(s.data->'forecast'->'issues')
+		FROM snapshots s, jsonb_to_recordset(coalesce(nullif(s.data->'forecast'->'issues', 'null'), '[]'))
 			AS x(number bigint, p50 timestamptz, assignee text, "criticalFreq" double precision)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version)
 	if err != nil {

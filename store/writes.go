@@ -249,7 +249,7 @@ type Capacity struct {
 // CapacityCalendar returns a project's capacity calendar, by login.
 func CapacityCalendar(ctx context.Context, q DBTX, projectID int64) ([]Capacity, error) {
 	rows, err := q.Query(ctx, `SELECT login, hours_per_day, time_off, directive_id, updated_at FROM capacity
-		WHERE project_id = $1 ORDER BY login`, projectID)
+		WHERE project_id = $1 ORDER BY login COLLATE "C"`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("capacity calendar of project %d: %w", projectID, err)
 	}

@@ -62,7 +62,7 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 	if w.Now != nil {
 		now = w.Now()
 	}
-	model := buildModel(st.source(w.People, w.DefaultCalendar, 0), now.UTC())
+	model := buildModel(st.source(w.People, w.DefaultCalendar, 0), now.UTC(), now.UTC())
 	items := historyItems(mirror, model.statuses, append(st.transitions, model.transitions...))
 	trials := w.Trials
 	if trials <= 0 {

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,25 +78,4 @@ func ParseDateSpan(s store.DateSpan, loc *time.Location) (scheduler.DateRange, e
 		return scheduler.DateRange{}, fmt.Errorf("to %s is before from %s", s.To, s.From)
 	}
 	return scheduler.DateRange{From: from, To: to}, nil
-}
-
-// WhatIfInput builds the engine's input for a project from the mirror as it
-// is now, the same way Recompute does (lifecycle, calibration, capacity
-// calendar), so a what-if on it compares against the forecast the next
-// snapshot will hold.
-func (f *Forecaster) WhatIfInput(ctx context.Context, projectID int64) (scheduler.Input, error) {
-	st, err := loadProjectState(ctx, f.Pool, projectID, nil)
-	if err != nil {
-		return scheduler.Input{}, fmt.Errorf("what-if: %w", err)
-	}
-	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), f.now().UTC())
-	model.input.Calibration = scheduler.Calibrate(model.samples, f.Calibration)
-	return model.input, nil
-}
-
-// WhatIfOptions are the forecast options the recompute of the project
-// uses, its seed included, so a what-if's "after" is what the next snapshot
-// will show once the change lands.
-func (f *Forecaster) WhatIfOptions(projectID int64) scheduler.Options {
-	return f.forecastOptions(projectID)
 }

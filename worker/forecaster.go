@@ -60,6 +60,10 @@ type SnapshotData struct {
 	// Flow is the flow metrics and "how many by when"; snapshots older than
 	// this field lack it.
 	Flow *flow.Figures `json:"flow,omitempty"`
+	// Plan is the plan the forecast was computed on: its hour (the
+	// forecast's Now) and who picks up unassigned work in that hour.
+	// Snapshots older than plans lack it.
+	Plan Plan `json:"plan"`
 }
 
 // BacktestSummary is how often the project's past forecasts came true.
@@ -86,7 +90,9 @@ func (f *Forecaster) now() time.Time {
 	return time.Now()
 }
 
-// Recompute builds and stores a fresh snapshot of one project.
+// Recompute builds and stores a fresh snapshot of one project: one on
+// each plan recomputePlans names (two when changes quoted on a plan whose
+// hour has passed come in), in one transaction.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
 	var backtest *store.Backtest
@@ -103,40 +109,51 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		return err
 	}
 	project, mirror, counter := st.project, st.mirror, st.counter
+	latest, err := st.latestPlan()
+	if err != nil {
+		return fmt.Errorf("plan of %s: %w", project.FullName(), err)
+	}
 
 	now := f.now().UTC()
-	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), now)
-	cal := scheduler.Calibrate(model.samples, f.Calibration)
-	model.input.Calibration = cal
-	flowOpts := f.flowOptions()
-	fm := flow.Metrics(model.history, model.statuses, now, flowOpts)
-	scheduler.MarkAging(model.statuses, fm)
-	opts, horizon := f.forecastOptions(projectID), flow.Horizon(model.input, flowOpts)
-	fc, doneBy, err := scheduler.RunDoneBy(model.input, opts, horizon)
-	if err != nil {
-		return fmt.Errorf("forecast %s: %w", project.FullName(), err)
+	changed := st.head != nil && st.head.ChangeCounter != counter
+	var runs []planned
+	for _, plan := range recomputePlans(latest, st.heldPlan, changed, now) {
+		run, err := f.forecast(st, plan, now, true)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
 	}
-	figures := flow.Assemble(fm, doneBy, horizon, opts.Trials, opts.Seed)
-
-	data := SnapshotData{ComputedAt: now, Statuses: model.statuses, Calibration: cal, Forecast: fc, Flow: &figures}
-	data.Counts = countMirror(mirror)
-	data.Counts.Samples = len(model.samples)
-	done := doneHash(mirror, model.statuses)
+	cur := runs[len(runs)-1]
+	done := doneHash(mirror, cur.model.statuses)
+	var summary *BacktestSummary
 	if backtest != nil {
 		sum := BacktestSummary{ComputedAt: backtest.ComputedAt, Current: backtest.DoneHash == done}
 		if err := json.Unmarshal(backtest.Result, &sum.BacktestResult); err != nil {
 			return fmt.Errorf("decode backtest of %s: %w", project.FullName(), err)
 		}
-		data.Backtest = &sum
+		summary = &sum
 	}
 	needBacktest := f.Jobs != nil && (backtest == nil || backtest.DoneHash != done)
-	data.Focus, data.Runway = focusAndRunway(model.input, fc, now)
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("encode snapshot: %w", err)
+	flowOpts, opts := f.flowOptions(), f.forecastOptions(projectID)
+	snaps := make([]store.Snapshot, len(runs))
+	for k, run := range runs {
+		fm := flow.Metrics(run.model.history, run.model.statuses, now, flowOpts)
+		scheduler.MarkAging(run.model.statuses, fm)
+		figures := flow.Assemble(fm, run.doneBy, run.horizon, opts.Trials, opts.Seed)
+		data := SnapshotData{ComputedAt: now, Statuses: run.model.statuses, Calibration: run.model.input.Calibration,
+			Forecast: run.forecast, Flow: &figures, Plan: run.plan, Backtest: summary}
+		data.Counts = countMirror(mirror)
+		data.Counts.Samples = len(run.model.samples)
+		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("encode snapshot: %w", err)
+		}
+		snaps[k] = store.Snapshot{ProjectID: projectID, InputsHash: run.hash, ChangeCounter: counter,
+			Duration: time.Since(start), Data: raw}
 	}
-	states, ts := model.states, model.transitions
-	hash := inputsHash(model)
+	states, ts := cur.model.states, cur.model.transitions
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
 			return err
@@ -146,18 +163,22 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 				return fmt.Errorf("enqueue backtest: %w", err)
 			}
 		}
-		_, err := store.PutSnapshot(ctx, tx, store.Snapshot{
-			ProjectID: projectID, InputsHash: hash, ChangeCounter: counter,
-			Duration: time.Since(start), Data: raw,
-		})
-		return err
+		for _, snap := range snaps {
+			if _, err := store.PutSnapshot(ctx, tx, snap); err != nil {
+				return err
+			}
+		}
+		if st.hold != nil {
+			return store.ReleasePlanHold(ctx, tx, projectID, counter)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
 	}
 	metrics.Recomputed(project.FullName(), time.Since(start))
-	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()),
-		slog.Int("open", data.Counts.Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
+	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()), slog.Int("snapshots", len(snaps)),
+		slog.Int("open", countMirror(mirror).Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil
 }
 

@@ -1,8 +1,11 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -28,8 +31,12 @@ type JobClientConfig struct {
 
 // NewJobClient builds the River client.
 func NewJobClient(pool *store.Pool, cfg JobClientConfig) (*JobClient, error) {
+	log := cfg.Log
+	if log != nil {
+		log = slog.New(riverChatter{log.Handler()})
+	}
 	rc := &river.Config{
-		Logger:            cfg.Log,
+		Logger:            log,
 		FetchCooldown:     20 * time.Millisecond,
 		FetchPollInterval: 500 * time.Millisecond,
 	}
@@ -52,3 +59,28 @@ func NewJobClient(pool *store.Pool, cfg JobClientConfig) (*JobClient, error) {
 	}
 	return c, nil
 }
+
+// riverChatter hands River's log records on, its routine INFO lines one
+// level down: the producers report their job counts every few seconds and
+// the maintenance services every run, which at INFO buries what an
+// operator needs. Job errors and everything at WARN and above pass as
+// they are.
+type riverChatter struct{ slog.Handler }
+
+// riverRoutine are the message prefixes of River's routine INFO lines.
+var riverRoutine = []string{"producer:", "maintenance.", "elector", "notifier", "leadership"}
+
+func (h riverChatter) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelInfo && slices.ContainsFunc(riverRoutine, func(p string) bool { return strings.HasPrefix(r.Message, p) }) {
+		r.Level = slog.LevelDebug
+	}
+	if !h.Handler.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h riverChatter) WithAttrs(as []slog.Attr) slog.Handler {
+	return riverChatter{h.Handler.WithAttrs(as)}
+}
+func (h riverChatter) WithGroup(n string) slog.Handler { return riverChatter{h.Handler.WithGroup(n)} }

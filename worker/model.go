@@ -3,6 +3,7 @@ package worker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,11 +93,53 @@ func storeTransition(t scheduler.Transition) store.Transition {
 // reads exactly "deadline: hard" (surrounding spaces and case aside).
 func hardDeadline(description string) bool {
 	for line := range strings.SplitSeq(description, "\n") {
-		if strings.EqualFold(strings.TrimSpace(line), "deadline: hard") {
+		if isHardLine(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// hardLine is the milestone description line that makes its deadline hard.
+const hardLine = "deadline: hard"
+
+func isHardLine(line string) bool {
+	return strings.EqualFold(strings.TrimSpace(line), hardLine)
+}
+
+// WithHardLine adds or removes the "deadline: hard" line of a milestone
+// description and touches nothing else: adding appends the line on a line
+// of its own, removing drops every such line with its line break.
+func WithHardLine(description string, hard bool) string {
+	lines := strings.SplitAfter(description, "\n")
+	has := false
+	kept := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if isHardLine(l) {
+			has = true
+			continue
+		}
+		kept = append(kept, l)
+	}
+	switch {
+	case hard && has, !hard && !has:
+		return description
+	case hard:
+		if description == "" {
+			return hardLine
+		}
+		if strings.HasSuffix(description, "\n") {
+			return description + hardLine + "\n"
+		}
+		return description + "\n" + hardLine
+	}
+	out := strings.Join(kept, "")
+	// The line removed was the last one: drop the break that led to it.
+	if len(lines) > 0 && isHardLine(lines[len(lines)-1]) {
+		out = strings.TrimSuffix(out, "\n")
+		out = strings.TrimSuffix(out, "\r")
+	}
+	return out
 }
 
 func engineMilestones(ms []store.Milestone) []scheduler.Milestone {
@@ -121,9 +164,12 @@ func trackedHours(times []store.TrackedTime) map[int64]float64 {
 }
 
 // activeIntervals are the spans each issue spent steeping or in review, per
-// its transitions, attributed to its first assignee; an issue still active
-// runs to now. They give the actual effort of issues without tracked time.
-func activeIntervals(issues []store.Issue, transitions []store.Transition, now time.Time) []scheduler.WorkInterval {
+// its transitions, attributed to its first assignee, up to asOf: an issue
+// still active runs to asOf, and what happened after asOf is not counted
+// yet (so a close or a start later in the hour leaves the effort measured
+// as it was at asOf). They give the actual effort of issues without
+// tracked time.
+func activeIntervals(issues []store.Issue, transitions []store.Transition, asOf time.Time) []scheduler.WorkInterval {
 	person := map[int64]string{}
 	for _, i := range issues {
 		if len(i.Assignees) > 0 {
@@ -138,11 +184,12 @@ func activeIntervals(issues []store.Issue, transitions []store.Transition, now t
 	// Transitions come ordered by issue, then time.
 	for _, t := range transitions {
 		from, isOpen := open[t.Issue]
+		at := minTime(t.At, asOf)
 		switch {
 		case active(t.To) && !isOpen:
-			open[t.Issue] = t.At
+			open[t.Issue] = at
 		case !active(t.To) && isOpen:
-			out = append(out, scheduler.WorkInterval{Number: t.Issue, Person: person[t.Issue], From: from, To: t.At})
+			out = append(out, scheduler.WorkInterval{Number: t.Issue, Person: person[t.Issue], From: from, To: at})
 			delete(open, t.Issue)
 		}
 	}
@@ -152,9 +199,16 @@ func activeIntervals(issues []store.Issue, transitions []store.Transition, now t
 	}
 	slices.Sort(numbers)
 	for _, n := range numbers {
-		out = append(out, scheduler.WorkInterval{Number: n, Person: person[n], From: open[n], To: now})
+		out = append(out, scheduler.WorkInterval{Number: n, Person: person[n], From: open[n], To: asOf})
 	}
 	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // engineModel is everything a recompute derives from one mirror.
@@ -172,13 +226,16 @@ type engineModel struct {
 }
 
 // modelSource is what a model is built from: the mirror, the recorded
-// lifecycle (transitions and current states) and the team.
+// lifecycle (transitions and current states), the configured team, the
+// capacity calendar and the draw keys of issues filed from proposals.
 type modelSource struct {
 	repo        string
 	mirror      store.Mirror
 	transitions []store.Transition
 	prev        map[int64]store.IssueState
-	people      []scheduler.Person
+	people      []scheduler.Person // as configured
+	caps        []store.Capacity
+	drawKeys    map[int64]int64
 	calendar    scheduler.Calendar // the default one
 	staleDays   int
 }
@@ -191,6 +248,12 @@ type projectState struct {
 	transitions []store.Transition
 	prev        map[int64]store.IssueState
 	caps        []store.Capacity
+	drawKeys    map[int64]int64
+	// head is the latest snapshot's plan head (nil when there is none) and
+	// hold the plan a write was quoted on (nil when none is held).
+	head     *store.PlanHead
+	hold     *store.PlanHold
+	heldPlan *Plan // the held snapshot's plan; nil when that snapshot is gone
 }
 
 // loadProjectState reads a project's mirror, recorded lifecycle, capacity
@@ -219,6 +282,27 @@ func loadProjectState(ctx context.Context, pool *store.Pool, projectID int64, al
 		if st.prev, err = store.IssueStates(ctx, tx, projectID); err != nil {
 			return err
 		}
+		if st.drawKeys, err = store.DrawKeys(ctx, tx, projectID); err != nil {
+			return err
+		}
+		switch h, err := store.LatestPlanHead(ctx, tx, projectID); {
+		case err == nil:
+			st.head = &h
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		if h, held, err := store.GetPlanHold(ctx, tx, projectID); err != nil {
+			return err
+		} else if held {
+			st.hold = &h
+			raw, err := store.SnapshotPart(ctx, tx, projectID, h.SnapshotVersion, "plan")
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			if st.heldPlan, err = decodePlan(raw); err != nil {
+				return err
+			}
+		}
 		if also != nil {
 			return also(tx)
 		}
@@ -230,24 +314,29 @@ func loadProjectState(ctx context.Context, pool *store.Pool, projectID int64, al
 	return st, nil
 }
 
-// source is what buildModel needs from the state: the configured people
-// with the capacity directives laid over them.
+// source is what buildModel needs from the state and the configuration.
 func (st projectState) source(people []scheduler.Person, def scheduler.Calendar, staleDays int) modelSource {
 	return modelSource{
 		repo: st.project.FullName(), mirror: st.mirror, transitions: st.transitions, prev: st.prev,
-		people: withCapacity(people, def, st.caps), calendar: def, staleDays: staleDays,
+		people: people, caps: st.caps, drawKeys: st.drawKeys, calendar: def, staleDays: staleDays,
 	}
 }
 
-// buildModel runs the lifecycle rules over the mirror, works out the
-// transitions they imply, and assembles the calibration samples and the
+// buildModel runs the lifecycle rules over the mirror as of asOf (the
+// plan's hour), works out the transitions they imply at now (the wall
+// clock, for the record), and assembles the calibration samples and the
 // forecast's input from the recorded transitions plus those new ones, so
 // the model a recompute stores is the one the next recompute rebuilds.
-// Calibration itself is left to the caller, which owns its options.
-func buildModel(src modelSource, now time.Time) engineModel {
+// Effort already spent is measured up to asOf on the configured calendars:
+// capacity directives shape the forecast's calendars from asOf on and never
+// rewrite how much work the past held (which would move the calibration and
+// the spent hours of work in progress, either way). Calibration itself is
+// left to the caller, which owns its options.
+func buildModel(src modelSource, asOf, now time.Time) engineModel {
 	m := src.mirror
-	people, calendars := team(m.Issues, src.people, src.calendar)
-	statuses := scheduler.Infer(projectFacts(src.repo, m), now, people, scheduler.LifecycleOptions{StaleWorkingDays: src.staleDays})
+	people, _ := team(m.Issues, withCapacity(src.people, src.calendar, src.caps), src.calendar)
+	_, calendars := team(m.Issues, src.people, src.calendar)
+	statuses := scheduler.Infer(projectFacts(src.repo, m), asOf, people, scheduler.LifecycleOptions{StaleWorkingDays: src.staleDays})
 	states, fresh := stateChanges(m, statuses, src.prev, lastTransition(src.transitions), now)
 	transitions := src.transitions
 	if len(fresh) > 0 {
@@ -264,7 +353,7 @@ func buildModel(src modelSource, now time.Time) engineModel {
 		byNumber[s.Number] = s
 	}
 	tracked := trackedHours(m.TrackedTimes)
-	worked := scheduler.SharedWorkingHours(activeIntervals(m.Issues, transitions, now), calendars)
+	worked := scheduler.SharedWorkingHours(activeIntervals(m.Issues, transitions, asOf), calendars)
 	effort := func(n int64) float64 {
 		if h := tracked[n]; h > 0 {
 			return h
@@ -279,7 +368,7 @@ func buildModel(src modelSource, now time.Time) engineModel {
 	}
 
 	model := engineModel{statuses: statuses, states: states, transitions: fresh, history: transitions}
-	model.input = scheduler.Input{Now: now, People: people, Milestones: engineMilestones(m.Milestones)}
+	model.input = scheduler.Input{Now: asOf, People: people, Milestones: engineMilestones(m.Milestones)}
 	for _, i := range m.Issues {
 		if i.IsPull {
 			continue
@@ -300,7 +389,7 @@ func buildModel(src modelSource, now time.Time) engineModel {
 					Labels: i.Labels, Person: assignee,
 				}
 				if i.ClosedAt != nil {
-					s.FinishedAt = *i.ClosedAt
+					s.FinishedAt = minTime(*i.ClosedAt, asOf)
 				}
 				model.samples = append(model.samples, s)
 			}
@@ -308,7 +397,7 @@ func buildModel(src modelSource, now time.Time) engineModel {
 		x := scheduler.Issue{
 			Number: i.Number, Title: i.Title, State: st.State, Discarded: st.Discarded,
 			Estimate: size, Priority: priority, HardDeadline: hard, Assignee: assignee,
-			Labels: i.Labels, DependsOn: deps[i.Number],
+			Labels: i.Labels, DependsOn: deps[i.Number], DrawKey: src.drawKeys[i.Number],
 		}
 		if i.Milestone != nil {
 			x.Milestone = *i.Milestone

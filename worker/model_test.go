@@ -32,6 +32,40 @@ func TestHardDeadline(t *testing.T) {
 	}
 }
 
+func TestWithHardLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		hard bool
+		want string
+	}{
+		{"", true, "deadline: hard"},
+		{"", false, ""},
+		{"first release", true, "first release\ndeadline: hard"},
+		{"first release\n", true, "first release\ndeadline: hard\n"},
+		{"first release\ndeadline: hard", true, "first release\ndeadline: hard"},
+		{"first release\n  Deadline: HARD  ", true, "first release\n  Deadline: HARD  "},
+		{"first release\ndeadline: hard", false, "first release"},
+		{"first release\ndeadline: hard\n", false, "first release\n"},
+		{"deadline: hard\nnotes below", false, "notes below"},
+		{"a\r\ndeadline: hard\r\nb", false, "a\r\nb"},
+		{"deadline: hard", false, ""},
+		{"the deadline: hard, they say", false, "the deadline: hard, they say"},
+		{"first release", false, "first release"},
+	}
+	for _, c := range cases {
+		if got := WithHardLine(c.in, c.hard); got != c.want {
+			t.Errorf("WithHardLine(%q, %v) = %q, want %q", c.in, c.hard, got, c.want)
+		}
+		// Adding then removing gives back what was there.
+		if !c.hard && !strings.Contains(strings.ToLower(c.in), "deadline: hard") {
+			if got := WithHardLine(WithHardLine(c.in, true), false); got != c.in {
+				t.Errorf("round trip of %q = %q", c.in, got)
+			}
+		}
+	}
+}
+
 func TestActiveIntervals(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)

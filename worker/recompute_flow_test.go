@@ -226,7 +226,9 @@ func recomputeInput(t *testing.T, f *Forecaster, pool *store.Pool, projectID int
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := buildModel(st.source(f.People, f.DefaultCalendar, f.StaleWorkingDays), f.now().UTC())
-	model.input.Calibration = scheduler.Calibrate(model.samples, f.Calibration)
-	return model.input
+	plan, _, err := st.quotedPlan(f.now().UTC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.model(st, plan, f.now().UTC()).input
 }

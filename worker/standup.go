@@ -256,6 +256,16 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 	}
 	stored, err := store.StandupOn(ctx, s.Pool, project.ID, day)
 	if errors.Is(err, store.ErrNotFound) {
+		// A process that starts after standup time runs this before the
+		// first import is in: a standup of a half-imported project would
+		// stand for the day. River retries until it is.
+		sync, err := store.GetSyncState(ctx, s.Pool, project.ID)
+		if err != nil {
+			return err
+		}
+		if sync.BackfillDoneAt == nil {
+			return fmt.Errorf("standup of %s: the project's first import is not done yet", project.FullName())
+		}
 		g, err := s.Generate(ctx, project.ID, day)
 		if err != nil {
 			return err

@@ -57,6 +57,10 @@ func newStandupFixture(t *testing.T) *standupFixture {
 	if err := storetest.SeedProject(ctx, pool, p.ID, shape, f.now); err != nil {
 		t.Fatal(err)
 	}
+	// The project stands for one imported from Gitea: a standup waits for that.
+	if err := store.PutSyncState(ctx, pool, store.SyncState{ProjectID: p.ID, LastSyncedAt: &f.now, BackfillDoneAt: &f.now}); err != nil {
+		t.Fatal(err)
+	}
 	clock := func() time.Time { return f.now }
 	f.forecast = &Forecaster{Pool: pool, Log: quietLog(), Trials: 300, StaleWorkingDays: 3, Now: clock}
 	if err := f.forecast.Recompute(ctx, p.ID); err != nil {

@@ -30,11 +30,7 @@ func BenchmarkWhatIfProposal(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		in, err := f.WhatIfInput(ctx, p.ID)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := scheduler.WhatIf(in, changes, f.WhatIfOptions(p.ID))
+		res, err := f.WhatIf(ctx, p.ID, func(scheduler.Input) []scheduler.Change { return changes })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,8 +48,10 @@ func BenchmarkWhatIfInput(b *testing.B) {
 	_, p, f := seededProject(b, "whatif", shape, 2000)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := f.WhatIfInput(ctx, p.ID); err != nil {
+		st, err := loadProjectState(ctx, f.Pool, p.ID, nil)
+		if err != nil {
 			b.Fatal(err)
 		}
+		f.model(st, freshPlan(benchNow), benchNow)
 	}
 }

@@ -7,7 +7,10 @@
 // JavaScript and no front-end build. Pages carry no inline style or script
 // (their stylesheet is served from /static/), so they work under the strict
 // Content-Security-Policy the api package sets. Authentication is the api
-// package's business: mount the handler behind a read-scope check.
+// package's business: mount the handler behind its check, which refuses
+// the pages of projects the viewer cannot read; the index lists only the
+// projects the viewer (signin.ViewerFrom) reads, and a signed-in viewer
+// gets a sign-out button.
 package dashboard
 
 import (
@@ -89,7 +92,7 @@ func New(cfg Config) (*Dashboard, error) {
 		cfg.Log = slog.Default()
 	}
 	d := &Dashboard{cfg: cfg, pages: map[string]*template.Template{}, cache: map[int64]cachedSnapshot{}}
-	for _, page := range []string{"index", "board", "runway", "milestone", "calibration", "directives", "standup"} {
+	for _, page := range []string{"index", "board", "runway", "milestone", "calibration", "directives", "standup", "flow"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard template %s: %w", page, err)
@@ -120,6 +123,7 @@ func (d *Dashboard) Handler() http.Handler {
 		r.Get("/calibration", d.page("calibration", d.calibration))
 		r.Get("/directives", d.page("directives", d.directives))
 		r.Get("/standup", d.page("standup", d.standup))
+		r.Get("/flow", d.page("flow", d.flow))
 	})
 	return r
 }

@@ -22,6 +22,10 @@
 //   - POST /auth/logout revokes the session. A cross-site form cannot log
 //     anyone out, since the cookie is SameSite=Lax.
 //
+// Requests that change something (the River UI's retry and cancel, sign-out)
+// with a session must also carry the public URL's Origin (SameOrigin):
+// Lax lets a sibling host of the same site through, this does not.
+//
 // Sessions live in Postgres (table web_sessions), so they survive restarts
 // and are shared by replicas. The cookie holds 32 random bytes; the table
 // keeps their SHA-256. A session ends 12 hours after its last use or 7

@@ -79,6 +79,7 @@ type Service struct {
 	cfg    Config
 	oauth  *oauth2.Config
 	secure bool
+	origin string // scheme://host of the public URL
 
 	mu         sync.Mutex
 	refreshing map[int64]*refresh // session id -> refresh under way
@@ -139,12 +140,28 @@ func New(cfg Config) (*Service, error) {
 			Scopes:      []string{"read:user"},
 		},
 		secure:     public.Scheme == "https",
+		origin:     public.Scheme + "://" + public.Host,
 		refreshing: map[int64]*refresh{},
 	}, nil
 }
 
 // Secure reports whether cookies are marked Secure (https public URL).
 func (s *Service) Secure() bool { return s.secure }
+
+// SameOrigin reports whether a request that changes something (any method
+// but GET, HEAD and OPTIONS) comes from CommiTea's own pages: its Origin
+// header, which browsers send with such requests, is the public URL's.
+// SameSite=Lax already keeps other sites' forms from carrying the cookie;
+// this also refuses sibling hosts of the same site, which Lax lets
+// through. A request without Origin (not from a browser) passes.
+func (s *Service) SameOrigin(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	o := r.Header.Get("Origin")
+	return o == "" || strings.EqualFold(o, s.origin)
+}
 
 // Mount adds the sign-in routes to r.
 func (s *Service) Mount(r chi.Router) {
@@ -273,6 +290,10 @@ func truncate(s string, n int) string {
 }
 
 func (s *Service) logout(w http.ResponseWriter, r *http.Request) {
+	if !s.SameOrigin(r) {
+		page(w, http.StatusForbidden, "Sign-out refused", "This sign-out did not come from a CommiTea page.", "")
+		return
+	}
 	if sess, ok := s.find(r.Context(), r); ok {
 		if _, err := store.RevokeWebSession(r.Context(), s.cfg.Pool, sess.ID, s.cfg.Now()); err != nil {
 			s.cfg.Log.ErrorContext(r.Context(), "sign out", slog.Any("error", err))

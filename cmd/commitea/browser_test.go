@@ -40,6 +40,8 @@ var dashboardPages = []dashboardPage{
 	{Path: "/calibration", Charts: []string{"table#people"}},
 	{Path: "/directives"},
 	{Path: "/standup"},
+	{Path: "/flow", Charts: []string{"svg.howmany .curve", "svg.scatter .dot", "svg.scatter .percentile", "svg.aging .item", "svg.throughput .week", "svg.wip .line", "svg.cfd .band"}},
+	{Path: "/flow?by=2099-01-01"},
 }
 
 // browserWidth is the window width no page may overflow.
@@ -174,7 +176,8 @@ const chartScript = `((sels) => sels.filter(s => {
 // page answers.
 func TestBrowser(t *testing.T) {
 	path := chromium(t)
-	d := startDemo(t)
+	// A Tuesday: the demo produces its standup.
+	d := startDemo(t, "--date", "2026-12-01")
 	seedLedger(t, d)
 	ctx := newBrowser(t, path)
 	errs := &consoleErrors{}

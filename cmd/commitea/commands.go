@@ -107,7 +107,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if err != nil {
 		return err
 	}
-	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger}
+	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger, Now: m.now}
 	engine, err := m.newRecomputer(cfg, pool)
 	if err != nil {
 		return err
@@ -116,9 +116,9 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: m.logger})
 	river.AddWorker(workers, &worker.ReconcileWorker{Syncer: syncer})
 	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations,
-		Sessions: endedSessionsListed, Log: m.logger})
+		Sessions: endedSessionsListed, Log: m.logger, Now: m.now})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now})
 	// One model router for the tools and the standups: one budget, one
 	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
 	languageModels, err := m.modelRouter(cfg, pool)
@@ -189,7 +189,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if len(cfg.Tokens) == 0 {
 		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
-	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard"})
+	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard", Now: m.now})
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		return err
 	}
 	toolService := tools.NewService(pool, projects, m.logger)
-	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs}
+	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs, Now: m.now}
 	toolService.Models = languageModels
 	registry := m.withReginald(cfg, pool, toolService, languageModels)
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
@@ -385,6 +385,7 @@ func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, 
 	return &worker.Forecaster{
 		Pool:             pool,
 		Log:              m.logger,
+		Now:              m.now,
 		Trials:           cfg.Forecast.Trials,
 		StaleWorkingDays: cfg.Lifecycle.StaleWorkingDays,
 		DefaultCalendar:  def,

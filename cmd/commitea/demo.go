@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 
 	"github.com/commitea/commitea/api/signin"
@@ -26,6 +28,14 @@ import (
 // the one DATABASE_URL names; nothing else in that server is touched.
 const demoDatabase = "commitea_demo"
 
+// demoMarker is the comment demo puts on the database it creates. It drops
+// only a database that carries it (or one an older demo left: empty, or
+// holding nothing but the generated project), and never one in use.
+const demoMarker = "commitea demo: dropped and created afresh by every run of commitea demo"
+
+// demoHour is the time of day (UTC) the demo's clock starts at on --date.
+const demoHour = 9
+
 // defaultDemoDatabaseURL is where demo looks for PostgreSQL when
 // DATABASE_URL is unset.
 const defaultDemoDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
@@ -35,14 +45,17 @@ type demoOptions struct {
 	Addr     string
 	Seed     uint64
 	Database string
+	// Date is the day the demo's clock starts on (YYYY-MM-DD); "" is today.
+	Date string
 }
 
 func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) error {
 	opts := demoOptions{Addr: "127.0.0.1:8080", Seed: 1, Database: demoDatabase}
-	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N] [--database NAME]", &g)
-	fs.StringVar(&opts.Database, "database", opts.Database, "`name` of the database demo drops and creates on the DATABASE_URL server")
+	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N] [--date YYYY-MM-DD] [--database NAME]", &g)
+	fs.StringVar(&opts.Database, "database", opts.Database, "`name` of the database demo drops and creates on the DATABASE_URL server (never one in use)")
 	fs.StringVar(&opts.Addr, "addr", opts.Addr, "listen `address` of the service (use 127.0.0.1:0 for any free port)")
 	fs.Uint64Var(&opts.Seed, "seed", opts.Seed, "`seed` of the generated project")
+	fs.StringVar(&opts.Date, "date", "", "`day` (YYYY-MM-DD) the demo's clock starts on, at 09:00 UTC; the same --seed and --date give the same project (default today)")
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -57,33 +70,42 @@ func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) erro
 // demo runs everything serve runs against an in-process forge that serves a
 // generated project, in a database of its own. cfg supplies the logging
 // settings and DATABASE_URL; everything else is the demo's.
+//
+// The demo has a clock of its own: it starts at 09:00 UTC on --date and
+// runs on, and the generated history ends where it starts, so a seed and a
+// date always give the same project. The address is bound before the
+// database is touched, and a database in use is never dropped.
 func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	begin := time.Now()
+	origin, err := demoOrigin(opts.Date, begin)
+	if err != nil {
+		return err
+	}
+	m.clock = func() time.Time { return origin.Add(time.Since(begin)) }
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("demo: cannot listen on %s (another demo, or another service?); --addr 127.0.0.1:0 takes any free port: %w", opts.Addr, err)
+	}
+	defer ln.Close()
 	adminURL := cfg.Database.URL.Reveal()
 	if adminURL == "" {
 		adminURL = defaultDemoDatabaseURL
 	}
-	dbURL, err := recreateDatabase(ctx, adminURL, opts.Database)
+	dbURL, err := recreateDemoDatabase(ctx, adminURL, opts.Database, giteafake.DemoRepo)
 	if err != nil {
 		return err
 	}
 
 	secret := randomSecret()
 	team := giteafake.DemoTeam()
-	forge, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: opts.Seed, Team: team}, HookSecret: secret})
+	forge, err := giteafake.New(giteafake.Options{Generate: demoProject(opts.Seed, origin, team), HookSecret: secret, Now: m.now})
 	if err != nil {
 		return fmt.Errorf("start the demo forge: %w", err)
 	}
 	defer forge.Close()
 
-	// The listener comes first: sign-in needs CommiTea's address before it
-	// starts, and --addr 127.0.0.1:0 picks it only now.
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
-	}
-	defer ln.Close() // already closed once serve has run
-	cfg.Server.Addr = opts.Addr
+	// Sign-in needs CommiTea's address before it starts; --addr
+	// 127.0.0.1:0 picked it with the listener, above.
 	if cfg.Server.PublicURL == "" {
 		cfg.Server.PublicURL = cfg.PublicBase(ln.Addr())
 	}
@@ -96,6 +118,7 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 		OAuthClientID: clientID, OAuthClientSecret: Secret(clientSecret)}
 	cfg.Dashboard.TokenLinks = true // the banner's first link carries the token
 	cfg.Projects = []string{forge.Repo()}
+	cfg.Server.Addr = ln.Addr().String()
 	cfg.Tokens = []TokenConfig{{Name: "demo", Scopes: []string{ScopeRead, ScopeWrite, ScopeApprove}, Secret: Secret(token)}}
 	cfg.People = map[string]CalendarConfig{}
 	for _, p := range team {
@@ -104,9 +127,8 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			cc.WorkingDays = append(cc.WorkingDays, strings.ToLower(d.String()[:3]))
 		}
 		for _, r := range p.TimeOff {
-			now := time.Now()
-			from, _ := ParseDate(now.AddDate(0, 0, r.From).Format(time.DateOnly))
-			to, _ := ParseDate(now.AddDate(0, 0, r.To).Format(time.DateOnly))
+			from, _ := ParseDate(origin.AddDate(0, 0, r.From).Format(time.DateOnly))
+			to, _ := ParseDate(origin.AddDate(0, 0, r.To).Format(time.DateOnly))
 			cc.TimeOff = append(cc.TimeOff, DateRangeConfig{From: from, To: to})
 		}
 		cfg.People[p.Login] = cc
@@ -114,7 +136,8 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	if err := cfg.ValidateFor("serve"); err != nil {
 		return err
 	}
-	m.logger.Info("demo starting", slog.String("database", redactDatabaseURL(dbURL)), slog.String("forge", forge.URL), slog.String("project", forge.Repo()))
+	m.logger.Info("demo starting", slog.String("database", redactDatabaseURL(dbURL)), slog.String("forge", forge.URL),
+		slog.String("project", forge.Repo()), slog.String("clock", origin.Format(time.RFC3339)))
 
 	started := func(s serving) {
 		// From now on every change made through the forge's API reaches
@@ -130,15 +153,36 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 			if err := m.demoStandup(ctx, cfg, s.Pool, s.Projects[0].ID); err != nil {
 				m.logger.Warn("demo standup", slog.Any("error", err))
 			}
+			issues := exampleIssues(ctx, s.Pool, s.Projects[0].ID, m.now())
 			printDemoBanner(m.Stdout, demoBanner{
-				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database,
-				Forge: forge.URL, ForgeToken: forge.Token(), Issue: exampleIssue(ctx, s.Pool, s.Projects[0].ID),
+				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database, DatabaseURL: dbURL,
+				Forge: forge.URL, ForgeToken: forge.Token(), Issue: issues[0], ForgeIssue: issues[1],
 				Password: password, Member: team[0].Login,
-				Took: time.Since(begin),
+				Seed: opts.Seed, Clock: origin, Took: time.Since(begin),
 			})
 		}()
 	}
 	return m.serveWith(ctx, cfg, serveOptions{Role: RoleAll, Listener: ln}, started)
+}
+
+// demoOrigin is where the demo's clock starts: 09:00 UTC on date, or on
+// today's date (UTC) when date is empty.
+func demoOrigin(date string, now time.Time) (time.Time, error) {
+	day := now.UTC()
+	if date != "" {
+		d, err := time.Parse(time.DateOnly, date)
+		if err != nil {
+			return time.Time{}, usageError{fmt.Sprintf("demo: --date %q: want a day as YYYY-MM-DD", date)}
+		}
+		day = d
+	}
+	return time.Date(day.Year(), day.Month(), day.Day(), demoHour, 0, 0, 0, time.UTC), nil
+}
+
+// demoProject is the generated project of a seed whose history ends at
+// origin: nothing else goes into it, so equal arguments give equal data.
+func demoProject(seed uint64, origin time.Time, team []giteafake.Person) *giteafake.Project {
+	return &giteafake.Project{Seed: seed, Team: team, Now: origin}
 }
 
 // demoGuest is the demo forge's user without access to the project.
@@ -187,23 +231,107 @@ func (m *Main) demoStandup(ctx context.Context, cfg Config, pool *store.Pool, pr
 	return w.Work(ctx, &river.Job[worker.StandupArgs]{Args: worker.StandupArgs{ProjectID: projectID, Day: day.Format(time.DateOnly)}})
 }
 
-// recreateDatabase drops and creates name on the server adminURL points
-// at, and returns the URL of the new database.
-func recreateDatabase(ctx context.Context, adminURL, name string) (string, error) {
+// recreateDemoDatabase drops and creates name on the server adminURL
+// points at, and returns the URL of the new database. It refuses, touching
+// nothing, when the database is in use (another demo is running on it), is
+// the one adminURL names, or holds something other than a demo's project
+// (repo).
+func recreateDemoDatabase(ctx context.Context, adminURL, name, repo string) (string, error) {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return "", fmt.Errorf("connect to PostgreSQL (DATABASE_URL, default %s): %w", defaultDemoDatabaseURL, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if strings.EqualFold(name, conn.Config().Database) {
+		return "", fmt.Errorf("demo: --database %s is the database DATABASE_URL connects to; the demo needs one of its own, which it drops and recreates", name)
+	}
+	inUse := func(n int) error {
+		return fmt.Errorf("demo: database %s is in use (%d connections; another commitea demo?): stop that first, or give this one --database <another name>", name, n)
+	}
+	var comment *string
+	err = conn.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`, name).Scan(&comment)
+	exists := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("look up the demo database %s: %w", name, err)
+	}
+	dbURL, err := withDatabase(adminURL, name)
+	if err != nil {
+		return "", err
+	}
 	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-		return "", fmt.Errorf("drop the demo database %s: %w", name, err)
+	if exists {
+		var users int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = $1`, name).Scan(&users); err != nil {
+			return "", fmt.Errorf("look up connections to %s: %w", name, err)
+		}
+		if users > 0 {
+			return "", inUse(users)
+		}
+		if comment == nil || *comment != demoMarker {
+			if err := olderDemoDatabase(ctx, dbURL, name, repo); err != nil {
+				return "", err
+			}
+		}
+		// Without FORCE: a connection that arrived since the check makes
+		// the drop fail rather than be cut.
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+ident); err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "55006" { // object_in_use
+				return "", inUse(1)
+			}
+			return "", fmt.Errorf("drop the demo database %s: %w", name, err)
+		}
 	}
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
 		return "", fmt.Errorf("create the demo database %s: %w", name, err)
 	}
-	return withDatabase(adminURL, name)
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+ident+" IS "+quoteLiteral(demoMarker)); err != nil {
+		return "", fmt.Errorf("mark the demo database %s: %w", name, err)
+	}
+	return dbURL, nil
 }
+
+// olderDemoDatabase accepts a database without the demo's mark only when
+// it is empty or holds nothing but the demo's project, as the demo made
+// them before it marked its databases.
+func olderDemoDatabase(ctx context.Context, dbURL, name, repo string) error {
+	refuse := fmt.Errorf("demo: database %s exists and was not made by commitea demo, which drops and recreates its database; "+
+		"give it --database <another name> (or drop %s yourself if it is yours to lose)", name, name)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("look into %s: %w", name, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var tables int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`).Scan(&tables); err != nil {
+		return fmt.Errorf("look into %s: %w", name, err)
+	}
+	if tables == 0 {
+		return nil
+	}
+	var projects []string
+	rows, err := conn.Query(ctx, `SELECT owner || '/' || name FROM projects`)
+	if err != nil {
+		return refuse // not CommiTea's tables
+	}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return refuse
+		}
+		projects = append(projects, p)
+	}
+	rows.Close()
+	if rows.Err() != nil || slices.ContainsFunc(projects, func(p string) bool { return p != repo }) {
+		return refuse
+	}
+	return nil
+}
+
+// quoteLiteral quotes s as an SQL string literal (COMMENT takes no
+// parameters).
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // withDatabase is the connection string u with its database replaced.
 func withDatabase(u, name string) (string, error) {
@@ -257,35 +385,42 @@ func randomSecret() string {
 	return hex.EncodeToString(b[:])
 }
 
-// exampleIssue picks an open, unassigned est/s issue of the first
-// milestone for the printed apply_changes example: making it est/xl moves
-// the milestone's cone visibly.
-func exampleIssue(ctx context.Context, pool *store.Pool, projectID int64) int64 {
-	cards, err := store.IssueCards(ctx, pool, projectID, time.Now())
+// exampleIssues picks two open, unassigned est/s issues of the first
+// milestone: one for the printed apply_changes example and another for the
+// forge curl, so that each moves the milestone's cone anew.
+func exampleIssues(ctx context.Context, pool *store.Pool, projectID int64, now time.Time) [2]int64 {
+	out := [2]int64{1, 2}
+	cards, err := store.IssueCards(ctx, pool, projectID, now)
 	if err != nil {
-		return 1
+		return out
 	}
+	k := 0
 	for _, c := range cards {
-		if c.State == "open" && c.Milestone != nil && *c.Milestone == 1 && len(c.Assignees) == 0 && slices.Contains(c.Labels, "est/s") {
-			return c.Number
+		if k < 2 && c.State == "open" && c.Milestone != nil && *c.Milestone == 1 && len(c.Assignees) == 0 && slices.Contains(c.Labels, "est/s") {
+			out[k] = c.Number
+			k++
 		}
 	}
-	return 1
+	return out
 }
 
 // demoBanner is what demo prints once it is ready.
 type demoBanner struct {
-	Base, Token, Project, Database string
-	Forge, ForgeToken              string
-	Issue                          int64
+	Base, Token, Project, Database, DatabaseURL string
+	Forge, ForgeToken                           string
+	// Issue is apply_changes' example, ForgeIssue the forge curl's.
+	Issue, ForgeIssue int64
 	// Password is the demo forge's password of ceo, Member (someone of
 	// the team) and the guest, for "Sign in with Gitea".
 	Password, Member string
+	Seed             uint64
+	Clock            time.Time
 	Took             time.Duration
 }
 
 // printDemoBanner tells the newcomer what is running and how to use it:
-// the dashboard, a curl per tool, and an MCP client configuration.
+// the dashboard, the shell variables the CLI reads, a curl per tool, a
+// change to make in the forge, and an MCP client configuration.
 func printDemoBanner(w io.Writer, b demoBanner) {
 	base, token := b.Base, b.Token
 	auth := fmt.Sprintf("-H 'Authorization: Bearer %s' -H 'Content-Type: application/json'", token)
@@ -294,9 +429,10 @@ func printDemoBanner(w io.Writer, b demoBanner) {
 	}
 	fmt.Fprintf(w, `
 CommiTea demo is ready in %s.
-  project   %s (a generated year of history)
+  project   %s (a generated year of history, seed %d)
+  clock     %s UTC, running (--date %s; the same --seed and --date give the same project)
   forge     %s (in-process, Gitea API; token %s)
-  database  %s (dropped and created afresh on every run)
+  database  %s (dropped and created afresh on every run; never while in use)
 
 Dashboard (token in the link once; a cookie keeps it):
   %s/dashboard/?token=%s
@@ -311,6 +447,12 @@ Metrics:
 Token (scopes read, write, approve):
   %s
 
+For the CLI (commitea tool, ask, standup, usage), in another shell:
+  export COMMITEA_URL=%s
+  export COMMITEA_TOKEN=%s
+  export DATABASE_URL=%s
+  commitea tool query_project '{"view":"runway"}'
+
 Tools:
   %s
   %s
@@ -319,8 +461,9 @@ Tools:
   %s
   (capture_work answers MODEL_UNAVAILABLE until a big model is configured: COMMITEA_BIG_MODEL)
 
-Change the plan in the forge, as a person would in Gitea; the webhook reaches CommiTea and the
-launch's cone moves on the dashboard within a second or two:
+Change the plan in the forge, as a person would in Gitea: this makes #%d, another launch issue,
+an XL; the webhook reaches CommiTea and the launch's cone moves on the dashboard within a second
+or two:
   curl -s -H 'Authorization: token %s' -H 'Content-Type: application/json' %s/api/v1/repos/%s/issues/%d/labels -d '{"labels":["est/xl"]}'
 
 MCP client configuration (e.g. .mcp.json), over HTTP, or over stdio through 'commitea mcp'
@@ -341,13 +484,31 @@ MCP client configuration (e.g. .mcp.json), over HTTP, or over stdio through 'com
 }
 
 Press Ctrl-C to stop.
-`, b.Took.Round(100*time.Millisecond), b.Project, b.Forge, b.ForgeToken, b.Database,
+`, b.Took.Round(100*time.Millisecond), b.Project, b.Seed, b.Clock.Format("2006-01-02 15:04"), b.Clock.Format(time.DateOnly),
+		b.Forge, b.ForgeToken, b.Database,
 		base, token, base, token, b.Password, base, b.Member, demoGuest, base, token,
+		base, token, shellDatabaseURL(b.DatabaseURL),
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),
 		tool("apply_changes", fmt.Sprintf(`{"ops":[{"op":"set_estimate","issue":%d,"estimate":"est/xl"}]}`, b.Issue)),
 		tool("record_directive", fmt.Sprintf(`{"kind":"reprioritize","quote":"The launch comes first: make this urgent.","target":{"issue":%d},"params":{"priority":0}}`, b.Issue)),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
-		b.ForgeToken, b.Forge, b.Project, b.Issue,
+		b.ForgeIssue, b.ForgeToken, b.Forge, b.Project, b.ForgeIssue,
 		base, token, base, token)
+}
+
+// shellDatabaseURL is the demo database's URL as a quoted shell word; a
+// password stays out of the banner and is read from $PGPASSWORD instead.
+func shellDatabaseURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || !strings.Contains(u, "://") {
+		return "'" + u + "'"
+	}
+	if _, has := parsed.User.Password(); has {
+		user := parsed.User.Username()
+		parsed.User = nil
+		rest := strings.TrimPrefix(parsed.String(), parsed.Scheme+"://")
+		return `"` + parsed.Scheme + "://" + user + `:${PGPASSWORD}@` + rest + `"`
+	}
+	return "'" + u + "'"
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +105,17 @@ func startDemo(t *testing.T, args ...string) *runningDemo {
 	return d
 }
 
+// admin is a connection to the PostgreSQL server the demo runs on.
+func (d *runningDemo) admin(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), storetest.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 // find returns the first group of re in the banner.
 func (d *runningDemo) find(t *testing.T, re string) string {
 	t.Helper()
@@ -122,6 +135,10 @@ func TestDemo(t *testing.T) {
 	ctx := d.ctx
 	banner, dash, token, forge, base := d.banner, d.dash, d.token, d.forge, d.base
 	find := func(re string) string { return d.find(t, re) }
+	// The demo turns token links on, and start-up says so.
+	if !strings.Contains(d.errOut.String(), "dashboard.token_links is on") {
+		t.Errorf("no start-up note about token links:\n%s", d.errOut)
+	}
 	for _, tool := range []string{"query_project", "apply_changes", "record_directive", "capture_work"} {
 		if !strings.Contains(banner, "/v1/tools/"+tool) {
 			t.Errorf("banner has no curl for %s", tool)
@@ -179,6 +196,16 @@ func TestDemo(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "No project here is yours") || !strings.Contains(string(body), ">guest<") {
 		t.Fatalf("guest after signing in: %d %s %.400s", resp.StatusCode, resp.Request.URL, body)
 	}
+	for path, want := range map[string]int{"/dashboard/acme/teapot/": http.StatusNotFound, "/riverui/": http.StatusForbidden} {
+		resp, err := person.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("guest: %s answers %d, want %d", path, resp.StatusCode, want)
+		}
+	}
 
 	// The printed query_project curl answers from the snapshot.
 	_ = find(`(curl -s .*query_project -d '\{"view":"runway"\}')`)
@@ -193,6 +220,43 @@ func TestDemo(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "v1.0 Launch") {
 		t.Fatalf("query_project runway: %d %.300s", resp.StatusCode, body)
+	}
+
+	// The banner's export lines are what the CLI reads.
+	if got := find(`export COMMITEA_URL=(\S+)`); got != base {
+		t.Errorf("export COMMITEA_URL=%s, want %s", got, base)
+	}
+	if got := find(`export DATABASE_URL='(\S+)'`); !strings.Contains(got, "/"+d.db+"?") {
+		t.Errorf("export DATABASE_URL=%s names another database than %s", got, d.db)
+	}
+	var toolOut, toolErr bytes.Buffer
+	cli := &Main{Stdout: &toolOut, Stderr: &toolErr, Getenv: envMap(map[string]string{
+		"COMMITEA_URL": find(`export COMMITEA_URL=(\S+)`), "COMMITEA_TOKEN": find(`export COMMITEA_TOKEN=(\S+)`)})}
+	if err := cli.Run(ctx, []string{"tool", "query_project", `{"view":"runway"}`}); err != nil || !strings.Contains(toolOut.String(), "v1.0 Launch") {
+		t.Errorf("commitea tool with the exported variables: %v\n%s%s", err, toolOut.String(), toolErr.String())
+	}
+	_ = cli.Close()
+
+	// A second demo on the same database is refused and leaves the first
+	// one serving its data; one on the same address is refused before it
+	// touches any database.
+	second := func(args ...string) error {
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+		defer m.Close()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		return m.Run(ctx, append([]string{"demo"}, args...))
+	}
+	if err := second("--addr", "127.0.0.1:0", "--database", d.db); err == nil || !strings.Contains(err.Error(), "is in use") {
+		t.Errorf("a second demo on %s: %v, want refused as in use", d.db, err)
+	}
+	fresh := d.db + "_second"
+	if err := second("--addr", strings.TrimPrefix(base, "http://"), "--database", fresh); err == nil || !strings.Contains(err.Error(), "cannot listen") {
+		t.Errorf("a second demo on %s: %v, want refused for the address", base, err)
+	}
+	var freshExists bool
+	if err := d.admin(t).QueryRow(ctx, `SELECT exists (SELECT FROM pg_database WHERE datname = $1)`, fresh).Scan(&freshExists); err != nil || freshExists {
+		t.Errorf("the refused demo created its database %s (%v)", fresh, err)
 	}
 
 	// The imported project: 400+ issues, four milestones, one hard.
@@ -226,6 +290,25 @@ func TestDemo(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"applied":1`) {
 		t.Fatalf("apply_changes as printed: %d %.300s", resp.StatusCode, body)
 	}
+
+	// The printed forge curl changes another issue than apply_changes did,
+	// and its webhook reaches the mirror.
+	forgeIssue := find(`issues/(\d+)/labels -d '\{"labels":\["est/xl"\]\}'`)
+	if applied := find(`"set_estimate","issue":(\d+)`); applied == forgeIssue {
+		t.Errorf("the forge curl re-estimates #%s, which the apply_changes curl already made est/xl", forgeIssue)
+	}
+	req, _ = http.NewRequest(http.MethodPost, forge+"/api/v1/repos/acme/teapot/issues/"+forgeIssue+"/labels", strings.NewReader(`{"labels":["est/xl"]}`))
+	req.Header.Set("Authorization", "token "+find(`token (\S+)\)`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the printed forge curl: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	waitFor(t, "the forge curl's webhook to reach the mirror", 30*time.Second, func() bool {
+		var labels []string
+		err := pool.QueryRow(ctx, `SELECT labels FROM issues WHERE project_id = $1 AND number = $2`, p.ID, forgeIssue).Scan(&labels)
+		return err == nil && slices.Contains(labels, "est/xl")
+	})
 
 	// Make every open est/s issue of the launch est/xl in the forge, the way
 	// apply_changes writes an estimate; the webhooks must move the cone.
@@ -299,4 +382,71 @@ func latest(t *testing.T, pool *store.Pool, projectID int64) worker.SnapshotData
 		t.Fatal(err)
 	}
 	return d
+}
+
+// The demo drops only databases it made: not the one DATABASE_URL names,
+// and not one that holds anything but a demo's project; it refuses before
+// touching them.
+func TestDemoKeepsOtherDatabases(t *testing.T) {
+	ctx := context.Background()
+	foreign := fmt.Sprintf("commitea_demo_test_foreign_%d", time.Now().UnixNano()%1_000_000)
+	admin, err := pgx.Connect(ctx, storetest.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+foreign); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+foreign+" WITH (FORCE)") })
+	conn, err := pgx.Connect(ctx, mustDatabaseURL(t, foreign))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE invoices (id int); INSERT INTO invoices VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	run := func(db string) error {
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+		defer m.Close()
+		return m.Run(ctx, []string{"demo", "--addr", "127.0.0.1:0", "--database", db})
+	}
+	if err := run(foreign); err == nil || !strings.Contains(err.Error(), "was not made by commitea demo") {
+		t.Errorf("demo on a foreign database: %v", err)
+	}
+	conn, err = pgx.Connect(ctx, mustDatabaseURL(t, foreign))
+	if err != nil {
+		t.Fatalf("the foreign database is gone: %v", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM invoices").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the foreign database was touched: %d rows, %v", n, err)
+	}
+	conn.Close(ctx)
+	if err := run(admin.Config().Database); err == nil || !strings.Contains(err.Error(), "the database DATABASE_URL connects to") {
+		t.Errorf("demo on DATABASE_URL's own database: %v", err)
+	}
+}
+
+func TestDemoOrigin(t *testing.T) {
+	now := time.Date(2026, 12, 5, 22, 30, 0, 0, time.FixedZone("x", 5*3600))
+	cases := []struct {
+		date string
+		want time.Time
+		err  bool
+	}{
+		{"", time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC), false},
+		{"2026-12-01", time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), false},
+		{"1 Dec", time.Time{}, true},
+	}
+	for _, c := range cases {
+		got, err := demoOrigin(c.date, now)
+		if (err != nil) != c.err || !got.Equal(c.want) {
+			t.Errorf("demoOrigin(%q) = %v, %v; want %v (error %v)", c.date, got, err, c.want, c.err)
+		}
+		if err != nil && !errors.As(err, new(usageError)) {
+			t.Errorf("demoOrigin(%q): %v is not a usage error", c.date, err)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	// Embedded zone data: calendars name IANA zones and the container image
 	// has no /usr/share/zoneinfo.
@@ -56,6 +57,17 @@ type Main struct {
 	// commands have nothing to log.
 	logger  *slog.Logger
 	closers []func() error
+	// clock is the process's notion of now, handed to every part that
+	// reads the time; nil is the wall clock. demo --date pins it.
+	clock func() time.Time
+}
+
+// now is the process clock.
+func (m *Main) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
 }
 
 // command is one subcommand. run parses its own flags from args.
@@ -249,7 +261,8 @@ func (r *Role) Set(s string) error {
 type serveOptions struct {
 	Role Role
 	// Listener, when set, is the listener to serve on instead of
-	// server.addr: demo opens it first to know its address.
+	// server.addr: demo opens it first, to know its address and to bind it
+	// before it touches the database.
 	Listener net.Listener
 }
 

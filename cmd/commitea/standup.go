@@ -225,7 +225,7 @@ func (m *Main) newStandups(cfg Config, pool *store.Pool, router *models.Router) 
 	if err != nil {
 		return nil, err
 	}
-	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar}
+	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar, Now: m.now}
 	if router != nil && router.Has(models.Small) {
 		s.Phraser = standup.ModelPhraser{Model: router.For(models.Small)}
 	}

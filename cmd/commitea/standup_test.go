@@ -87,6 +87,9 @@ func TestStandupCommand(t *testing.T) {
 	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 40, Done: 30, People: 3, DepShare: 0.2, Milestones: 2, Seed: 5}, now); err != nil {
 		t.Fatal(err)
 	}
+	if err := store.PutSyncState(ctx, pool, store.SyncState{ProjectID: p.ID, LastSyncedAt: &now, BackfillDoneAt: &now}); err != nil {
+		t.Fatal(err)
+	}
 	f := &worker.Forecaster{Pool: pool, Log: slog.New(slog.DiscardHandler), Trials: 200}
 	if err := f.Recompute(ctx, p.ID); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 )
 
@@ -283,6 +284,9 @@ type batch struct {
 	// issues create_issue ops filed.
 	done    map[int]bool
 	created map[int]int64
+	// quote is the what-if of the ops not yet applied; its plan is held
+	// with every write.
+	quote worker.Quote
 }
 
 func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInput) (Answer[ApplyChangesOutput], error) {
@@ -630,20 +634,23 @@ func (b *batch) destructive() []string {
 // consequence is the engine's what-if of the ops not yet applied, in one
 // line; a what-if that cannot run says why instead of failing the batch.
 func (b *batch) consequence(ctx context.Context) string {
-	res, err := b.s.whatIf(ctx, b.p.ID, func(in scheduler.Input) []scheduler.Change {
-		return opsChanges(in, b.in.Ops, func(i int) bool { return b.done[i] || b.created[i] != 0 })
+	q, err := b.s.whatIf(ctx, b.p.ID, func(in scheduler.Input) []scheduler.Change {
+		return opsChanges(in, b.in.Ops, b.done, b.created)
 	})
 	if err != nil {
 		b.s.Log.WarnContext(ctx, "apply_changes what-if", slog.String("project", b.p.FullName()), slog.Any("error", err))
 		return "consequence not computed (" + err.Error() + ")"
 	}
-	return res.Consequence
+	b.quote = q
+	return q.Consequence
 }
 
 // opsChanges turns ops into the engine's hypothetical changes, leaving out
-// skipped ops and those the engine's input makes moot (a dependency that is
-// not there to remove, an issue the engine does not plan).
-func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.Change {
+// ops already done or filed (a retry) and those the engine's input makes
+// moot (a dependency that is not there to remove, an issue the engine does
+// not plan). A dependency -k on a create_issue already filed names the
+// issue it filed.
+func opsChanges(in scheduler.Input, ops []Op, done map[int]bool, created map[int]int64) []scheduler.Change {
 	issues := make(map[int64]*scheduler.Issue, len(in.Issues))
 	for k := range in.Issues {
 		issues[in.Issues[k].Number] = &in.Issues[k]
@@ -653,12 +660,11 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 		milestones[m.ID] = true
 	}
 	var out []scheduler.Change
-	creates := 0 // proposed issues are -1, -2, ... in the order filed
+	creates := createIndexes(ops) // proposed issues are -1, -2, ... in the order filed
+	proposed := map[int64]bool{}
+	keys := proposalDrawKeys(ops)
 	for i, op := range ops {
-		if skip(i) {
-			if op.Op == "create_issue" {
-				creates++
-			}
+		if done[i] || created[i] != 0 {
 			continue
 		}
 		is := issues[op.Issue]
@@ -671,16 +677,23 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 				}
 			}
 			size, priority, hard := scheduler.ParseLabels(canon)
-			creates++
-			n := &scheduler.Issue{Number: -int64(creates), Title: op.Title, Estimate: size, Priority: priority, HardDeadline: hard, Labels: canon}
+			placeholder := -int64(slices.Index(creates, i) + 1)
+			n := &scheduler.Issue{Number: placeholder, Title: op.Title, Estimate: size, Priority: priority, HardDeadline: hard,
+				Labels: canon, DrawKey: keys[i]}
 			if op.Milestone != nil && milestones[*op.Milestone] {
 				n.Milestone = *op.Milestone
 			}
 			for _, d := range op.Deps {
-				if issues[d] != nil || (d < 0 && -d < int64(creates)) {
+				if d < 0 && -d <= int64(len(creates)) {
+					if filed := created[creates[-d-1]]; filed != 0 {
+						d = filed
+					}
+				}
+				if issues[d] != nil || proposed[d] {
 					n.DependsOn = append(n.DependsOn, d)
 				}
 			}
+			proposed[placeholder] = true
 			out = append(out, scheduler.Change{Kind: scheduler.AddIssue, NewIssue: n})
 		case "set_estimate":
 			if is != nil {
@@ -717,21 +730,28 @@ func opsChanges(in scheduler.Input, ops []Op, skip func(int) bool) []scheduler.C
 				out = append(out, scheduler.Change{Kind: scheduler.CloseIssue, Issue: op.Issue})
 			}
 		case "remove_label":
-			if is == nil {
-				continue
-			}
 			canon, _ := canonicalLabel(op.Label)
-			switch labelScope(canon) {
-			case "est/":
-				if string(is.Estimate) == strings.TrimPrefix(canon, "est/") {
-					out = append(out, scheduler.Change{Kind: scheduler.SetEstimate, Issue: op.Issue})
-				}
-			case "p/":
-				if p := int(canon[2] - '0'); is.Priority == p && p != scheduler.DefaultPriority {
-					out = append(out, scheduler.Change{Kind: scheduler.SetPriority, Issue: op.Issue, Priority: scheduler.DefaultPriority})
-				}
+			if is != nil && slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(strings.TrimSpace(l), canon) }) {
+				out = append(out, scheduler.Change{Kind: scheduler.RemoveLabel, Issue: op.Issue, Label: canon})
 			}
 		}
+	}
+	return out
+}
+
+// proposalDrawKeys are the draw keys of the batch's create_issue ops, by
+// op index: the same in the quote and for the issue Gitea files, so it
+// keeps the draws it was quoted with.
+func proposalDrawKeys(ops []Op) map[int]int64 {
+	out := map[int]int64{}
+	seen := map[[2]string]int{}
+	for i, op := range ops {
+		if op.Op != "create_issue" {
+			continue
+		}
+		k := [2]string{op.Title, op.Body}
+		out[i] = scheduler.ProposalDrawKey(op.Title, op.Body, seen[k])
+		seen[k]++
 	}
 	return out
 }

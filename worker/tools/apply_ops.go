@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
 )
 
@@ -59,7 +60,7 @@ func (b *batch) commit(ctx context.Context, i int, created int64, write func(tx 
 				return err
 			}
 		}
-		return b.s.markChanged(ctx, tx, b.p.ID)
+		return b.s.markChanged(ctx, tx, b.p.ID, b.quote.PlanVersion)
 	})
 	if err != nil {
 		return fmt.Errorf("write op %d (%s) through to the mirror: %w", i, b.in.Ops[i].Op, err)
@@ -97,12 +98,15 @@ func (b *batch) createIssue(ctx context.Context, i int, op Op) error {
 			if err := upsertIssue(ctx, tx, b.p.ID, is); err != nil {
 				return err
 			}
+			if err := store.PutDrawKey(ctx, tx, b.p.ID, n, proposalDrawKeys(b.in.Ops)[i]); err != nil {
+				return err
+			}
 			if key := strings.TrimSpace(b.in.IdempotencyKey); key != "" {
 				if err := store.RecordCreated(ctx, tx, b.p.ID, key, i, n); err != nil {
 					return err
 				}
 			}
-			return b.s.markChanged(ctx, tx, b.p.ID)
+			return b.s.markChanged(ctx, tx, b.p.ID, b.quote.PlanVersion)
 		})
 		if err != nil {
 			return fmt.Errorf("write created issue #%d through to the mirror: %w", n, err)
@@ -231,7 +235,7 @@ func (b *batch) setDeadlineHard(ctx context.Context, i int, id int64, hard bool)
 		return Errorf(CodeNotFound, "milestone", "milestone %d is no longer in Gitea; %s", id, b.progress(i, strings.TrimSpace(b.in.IdempotencyKey)))
 	}
 	m := ms[k]
-	if desc := withHardLine(m.Description, hard); desc != m.Description {
+	if desc := worker.WithHardLine(m.Description, hard); desc != m.Description {
 		if m, err = b.gitea().EditMilestone(ctx, b.p.Owner, b.p.Name, id, gitea.EditMilestoneOptions{Description: &desc}); err != nil {
 			return err
 		}

@@ -78,6 +78,11 @@ type ProposedIssue struct {
 	Deps      []int64  `json:"deps,omitempty"`
 }
 
+// op is the proposed issue as the create_issue op it stands for.
+func (pi ProposedIssue) op() Op {
+	return Op{Op: "create_issue", Title: pi.Title, Body: pi.Body, Labels: pi.Labels, Milestone: pi.Milestone, Deps: pi.Deps}
+}
+
 // Interview and input bounds. They keep the prompt within a 4B local
 // model's context (under 6,000 tokens with the project context) and the
 // interview short.
@@ -214,7 +219,7 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 	// The write tools' what-if: the recompute's input (capacity calendar
 	// included), seed and trials, so the consequence is what the next
 	// recompute would say once the proposal is filed.
-	res, err := s.whatIf(ctx, p.ID, func(scheduler.Input) []scheduler.Change { return addIssueChanges(issues) })
+	res, err := s.whatIf(ctx, p.ID, func(in scheduler.Input) []scheduler.Change { return addIssueChanges(in, issues) })
 	if err != nil {
 		return none, fmt.Errorf("capture_work: consequence of the proposal: %w", err)
 	}
@@ -396,21 +401,12 @@ func proposedIssues(v *projectView, items []captureModelItem) (issues []Proposed
 // addIssueChanges is the what-if of filing the proposal: one add_issue per
 // proposed issue, numbered -1, -2, … in order, as create_issue would label
 // and place it (no assignee: a new issue starts in triage).
-func addIssueChanges(issues []ProposedIssue) []scheduler.Change {
-	out := make([]scheduler.Change, len(issues))
+func addIssueChanges(in scheduler.Input, issues []ProposedIssue) []scheduler.Change {
+	ops := make([]Op, len(issues))
 	for k, pi := range issues {
-		size, priority, hard := scheduler.ParseLabels(pi.Labels)
-		ni := &scheduler.Issue{
-			Number: -int64(k + 1), Title: pi.Title, State: scheduler.Triage,
-			Estimate: size, Priority: priority, HardDeadline: hard,
-			Labels: slices.Clone(pi.Labels), DependsOn: slices.Clone(pi.Deps),
-		}
-		if pi.Milestone != nil {
-			ni.Milestone = *pi.Milestone
-		}
-		out[k] = scheduler.Change{Kind: scheduler.AddIssue, NewIssue: ni}
+		ops[k] = pi.op()
 	}
-	return out
+	return opsChanges(in, ops, nil, nil)
 }
 
 // similarOpenIssues finds open issues whose title or description shares

@@ -140,19 +140,16 @@ func TestCaptureWorkClearBraindumpProposesWithTheEnginesConsequence(t *testing.T
 
 	// The consequence is the engine's what-if of the same issues, built
 	// here independently of the tool.
-	in, err := s.engine.WhatIfInput(context.Background(), s.project.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := func(k int) int64 { return scheduler.ProposalDrawKey(issues[k].Title, issues[k].Body, 0) }
 	changes := []scheduler.Change{
 		{Kind: scheduler.AddIssue, NewIssue: &scheduler.Issue{Number: -1, Title: "Add Keycloak OIDC login", State: scheduler.Triage,
-			Estimate: scheduler.SizeL, Priority: 1, Milestone: 1, Labels: []string{"est/l", "p/1"}}},
+			Estimate: scheduler.SizeL, Priority: 1, Milestone: 1, Labels: []string{"est/l", "p/1"}, DrawKey: key(0)}},
 		{Kind: scheduler.AddIssue, NewIssue: &scheduler.Issue{Number: -2, Title: "Map Keycloak groups to project roles", State: scheduler.Triage,
-			Estimate: scheduler.SizeM, Priority: scheduler.DefaultPriority, Labels: []string{"est/m"}, DependsOn: []int64{1002, -1}}},
+			Estimate: scheduler.SizeM, Priority: scheduler.DefaultPriority, Labels: []string{"est/m"}, DependsOn: []int64{1002, -1}, DrawKey: key(1)}},
 		{Kind: scheduler.AddIssue, NewIssue: &scheduler.Issue{Number: -3, Title: "Document SSO setup", State: scheduler.Triage,
-			Estimate: scheduler.SizeS, Priority: scheduler.DefaultPriority, Labels: []string{"est/s"}, DependsOn: []int64{-1, -2}}},
+			Estimate: scheduler.SizeS, Priority: scheduler.DefaultPriority, Labels: []string{"est/s"}, DependsOn: []int64{-1, -2}, DrawKey: key(2)}},
 	}
-	want, err := scheduler.WhatIf(in, changes, s.engine.WhatIfOptions(s.project.ID))
+	want, err := s.engine.WhatIf(context.Background(), s.project.ID, func(scheduler.Input) []scheduler.Change { return changes })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 	if err != nil {
 		return Answer[RecordDirectiveOutput]{}, fmt.Errorf("what-if of a %s directive: %w", in.Kind, err)
 	}
-	out := RecordDirectiveOutput{Consequence: beforeAfter(res), Negotiated: negotiated}
+	out := RecordDirectiveOutput{Consequence: beforeAfter(res.WhatIfResult), Negotiated: negotiated}
 	immediate := in.Kind == "capacity" || in.Kind == "note"
 	switch {
 	case in.Kind == "capacity":
@@ -208,7 +208,7 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 		if err := store.PutCapacity(ctx, tx, p.ID, *d.capacity); err != nil {
 			return err
 		}
-		return s.markChanged(ctx, tx, p.ID)
+		return s.markChanged(ctx, tx, p.ID, res.PlanVersion)
 	})
 	if err != nil {
 		return Answer[RecordDirectiveOutput]{}, err

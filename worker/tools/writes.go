@@ -65,10 +65,18 @@ func (s *Service) engine() *worker.Forecaster {
 }
 
 // markChanged moves the change counter and enqueues a recompute in the
-// transaction of the mirror writes it is about, as the sync does.
-func (s *Service) markChanged(ctx context.Context, tx store.Tx, projectID int64) error {
+// transaction of the mirror writes it is about, as the sync does. plan is
+// the snapshot version the write's quote was made on (0: none): the next
+// recompute forecasts the write on that plan first, so the quote is what
+// the first snapshot showing the write says.
+func (s *Service) markChanged(ctx context.Context, tx store.Tx, projectID, plan int64) error {
 	if err := store.BumpChangeCounters(ctx, tx, []int64{projectID}); err != nil {
 		return err
+	}
+	if plan > 0 {
+		if err := store.HoldPlan(ctx, tx, projectID, plan); err != nil {
+			return err
+		}
 	}
 	if s.Write.Jobs == nil {
 		return nil
@@ -101,21 +109,12 @@ func (s *Service) audit(ctx context.Context, projectID int64, tool string, c Cal
 // now; changes turns that input into the hypothetical changes (so they can
 // skip what the input already shows). No change compares nothing and says
 // so.
-func (s *Service) whatIf(ctx context.Context, projectID int64, changes func(scheduler.Input) []scheduler.Change) (scheduler.WhatIfResult, error) {
-	eng := s.engine()
-	in, err := eng.WhatIfInput(ctx, projectID)
+func (s *Service) whatIf(ctx context.Context, projectID int64, changes func(scheduler.Input) []scheduler.Change) (worker.Quote, error) {
+	q, err := s.engine().WhatIf(ctx, projectID, changes)
 	if err != nil {
-		return scheduler.WhatIfResult{}, err
+		return worker.Quote{}, fmt.Errorf("what-if: %w", err)
 	}
-	cs := changes(in)
-	if len(cs) == 0 {
-		return scheduler.WhatIfResult{Consequence: "no change to the forecast"}, nil
-	}
-	res, err := scheduler.WhatIf(in, cs, eng.WhatIfOptions(projectID))
-	if err != nil {
-		return scheduler.WhatIfResult{}, fmt.Errorf("what-if: %w", err)
-	}
-	return res, nil
+	return q, nil
 }
 
 // giteaError turns a failed Gitea call into the tool error the caller sees,

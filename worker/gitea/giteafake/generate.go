@@ -18,6 +18,14 @@ import (
 	"time"
 )
 
+// The generated project's repository when Project leaves Owner and Name
+// empty.
+const (
+	demoOwner = "acme"
+	demoName  = "teapot"
+	DemoRepo  = demoOwner + "/" + demoName
+)
+
 // Project describes a generated repository. The zero values of the fields
 // give the demo project: acme/teapot, seed 1, history ending now.
 type Project struct {
@@ -108,10 +116,10 @@ type generatedItem struct {
 // project.
 func generate(base *state, p Project, serverURL string) error {
 	if p.Owner == "" {
-		p.Owner = "acme"
+		p.Owner = demoOwner
 	}
 	if p.Name == "" {
-		p.Name = "teapot"
+		p.Name = demoName
 	}
 	if p.Seed == 0 {
 		p.Seed = 1
