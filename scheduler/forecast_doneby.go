@@ -261,7 +261,8 @@ func RunDoneBy(in Input, opts Options, do DoneByOptions) (Forecast, DoneBy, erro
 // BaselineDoneBy is the throughput-only answer to "how many by when": the
 // backtest baseline's weekly resampling (see baseline.go) of the given
 // weekly throughputs, over open issues, counted by the end of each local
-// day of the horizon from now. It fails without any week to resample.
+// day of the horizon from now, in at most DoneByTrials trials like the
+// schedule's curve. It fails without any week to resample.
 func BaselineDoneBy(weekly []int, open int, now time.Time, do DoneByOptions, trials int, seed uint64) (DoneBy, error) {
 	if len(weekly) == 0 {
 		return DoneBy{}, fmt.Errorf("baseline: no complete week of throughput")
@@ -269,6 +270,7 @@ func BaselineDoneBy(weekly []int, open int, now time.Time, do DoneByOptions, tri
 	if trials <= 0 {
 		trials = DefaultTrials
 	}
+	trials = min(trials, DoneByTrials)
 	days := newDoneByDays(now, do)
 	stride := open + 1
 	hist := make([]uint32, days.days*stride)

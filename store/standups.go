@@ -82,26 +82,30 @@ type StandupDelivery struct {
 	Attempts    int
 	LastError   string
 	DeliveredAt *time.Time
+	// MessageKey is the idempotency key the delivery is sent under, fixed
+	// when it was first recorded.
+	MessageKey string
 }
 
-const deliveryColumns = `project_id, day, sink, status, attempts, last_error, delivered_at`
+const deliveryColumns = `project_id, day, sink, status, attempts, last_error, delivered_at, message_key`
 
 func scanDelivery(row interface{ Scan(...any) error }) (StandupDelivery, error) {
 	var d StandupDelivery
-	err := row.Scan(&d.ProjectID, &d.Day, &d.Sink, &d.Status, &d.Attempts, &d.LastError, &d.DeliveredAt)
+	err := row.Scan(&d.ProjectID, &d.Day, &d.Sink, &d.Status, &d.Attempts, &d.LastError, &d.DeliveredAt, &d.MessageKey)
 	return d, err
 }
 
-// EnsureStandupDelivery records that a day's standup is due at a sink and
-// returns the row, new or as it already stood.
-func EnsureStandupDelivery(ctx context.Context, q DBTX, projectID int64, day time.Time, sink string) (StandupDelivery, error) {
+// EnsureStandupDelivery records that a day's standup is due at a sink,
+// under key, and returns the row, new or as it already stood (with the key
+// it was first recorded under).
+func EnsureStandupDelivery(ctx context.Context, q DBTX, projectID int64, day time.Time, sink, key string) (StandupDelivery, error) {
 	d, err := scanDelivery(q.QueryRow(ctx, `WITH ins AS (
-			INSERT INTO standup_deliveries (project_id, day, sink) VALUES ($1, $2, $3)
+			INSERT INTO standup_deliveries (project_id, day, sink, message_key) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (project_id, day, sink) DO NOTHING RETURNING `+deliveryColumns+`)
 		SELECT `+deliveryColumns+` FROM ins
 		UNION ALL
 		SELECT `+deliveryColumns+` FROM standup_deliveries WHERE project_id = $1 AND day = $2 AND sink = $3
-		LIMIT 1`, projectID, day, sink))
+		LIMIT 1`, projectID, day, sink, key))
 	if err != nil {
 		return StandupDelivery{}, fmt.Errorf("ensure standup delivery %s of project %d: %w", sink, projectID, err)
 	}
@@ -161,6 +165,27 @@ func RecordStandupFailure(ctx context.Context, q DBTX, projectID int64, day time
 		return fmt.Errorf("record standup failure %s of project %d: %w", sink, projectID, err)
 	}
 	return nil
+}
+
+// InstallationID is this installation's id, the same for every replica on
+// the database. It is made on first use, and made anew when the database
+// is not the one it was made in (a copy of another), so that a copy never
+// sends its original's keys.
+func InstallationID(ctx context.Context, q DBTX) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `INSERT INTO installation (id, database_oid)
+		SELECT replace(gen_random_uuid()::text, '-', ''), d.oid FROM pg_database d WHERE d.datname = current_database()
+		ON CONFLICT (singleton) DO UPDATE SET id = EXCLUDED.id, database_oid = EXCLUDED.database_oid, created_at = now()
+			WHERE installation.database_oid <> EXCLUDED.database_oid
+		RETURNING id`).Scan(&id)
+	if noRows(err) {
+		// Made before, in this database.
+		err = q.QueryRow(ctx, `SELECT id FROM installation`).Scan(&id)
+	}
+	if err != nil {
+		return "", fmt.Errorf("installation id: %w", err)
+	}
+	return id, nil
 }
 
 // StandupIssue is what a standup needs of one mirrored issue.

@@ -290,9 +290,14 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 				return err
 			}
 		}
+		installation, err := store.InstallationID(ctx, tx)
+		if err != nil {
+			return err
+		}
 		var params []river.InsertManyParams
 		for _, sink := range sinks {
-			d, err := store.EnsureStandupDelivery(ctx, tx, project.ID, day, sink.Name())
+			key := standup.MessageKey(installation, project.ID, job.Args.Day, sink.Name())
+			d, err := store.EnsureStandupDelivery(ctx, tx, project.ID, day, sink.Name(), key)
 			if err != nil {
 				return err
 			}

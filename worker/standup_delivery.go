@@ -110,8 +110,17 @@ func (w *StandupDeliveryWorker) Work(ctx context.Context, job *river.Job[Standup
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	msg := standup.Message{Project: project.FullName(), Day: a.Day, Text: st.Text, Report: report,
-		Key: standup.MessageKey(a.ProjectID, a.Day, a.Sink)}
+	// The key the delivery was first recorded under: the same on every
+	// attempt, and after an upgrade that makes keys differently.
+	key := d.MessageKey
+	if key == "" {
+		installation, err := store.InstallationID(ctx, w.Pool)
+		if err != nil {
+			return err
+		}
+		key = standup.MessageKey(installation, a.ProjectID, a.Day, a.Sink)
+	}
+	msg := standup.Message{Project: project.FullName(), Day: a.Day, Text: st.Text, Report: report, Key: key}
 	if err := sink.Deliver(ctx, msg); err != nil {
 		metrics.StandupDelivery(a.Sink, "error")
 		if rerr := store.RecordStandupFailure(context.WithoutCancel(ctx), w.Pool, a.ProjectID, day, a.Sink, err.Error()); rerr != nil {

@@ -40,6 +40,8 @@ type standupFixture struct {
 	gitea                  *gitea.Client
 	// retryBase is the delivery jobs' first retry delay.
 	retryBase time.Duration
+	// emailHost is the email sink's Message-ID host (server.public_url's).
+	emailHost string
 }
 
 const standupDay = "2026-12-01"
@@ -84,7 +86,7 @@ func (f *standupFixture) sinks(store.Project) []standup.Sink {
 		&standup.WebhookSink{URL: f.webhook.URL, Secret: "0123456789abcdef"},
 		&standup.SlackSink{URL: f.slack.URL},
 		&standup.MatrixSink{Homeserver: f.matrix.URL, Room: "!standup:example.org", AccessToken: "token"},
-		&standup.EmailSink{Addr: f.smtp.Addr, From: "commitea@example.org", To: []string{"team@example.org"}},
+		&standup.EmailSink{Addr: f.smtp.Addr, From: "commitea@example.org", To: []string{"team@example.org"}, Host: f.emailHost},
 		&standup.GiteaSink{Client: f.gitea, Owner: "ceo", Repo: "demo", Issue: 1},
 	}
 }

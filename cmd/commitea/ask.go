@@ -28,6 +28,9 @@ func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service, ro
 	return reginald.Registry(base, r)
 }
 
+// errAskStopped ends ask with status 1 when Reginald gave no answer.
+var errAskStopped = errors.New("ask: no answer: stopped at the tool-call limit")
+
 // askAnswer is the part of ask's envelope the command prints.
 type askAnswer struct {
 	Data struct {
@@ -41,6 +44,10 @@ type askAnswer struct {
 			Input       json.RawMessage `json:"input"`
 			Consequence string          `json:"consequence"`
 		} `json:"proposal"`
+		Stopped string `json:"stopped"`
+		Stats   struct {
+			ToolCalls int `json:"toolCalls"`
+		} `json:"stats"`
 	} `json:"data"`
 	Instruction string `json:"instruction"`
 	Safety      string `json:"safety"`
@@ -82,10 +89,24 @@ func (m *Main) runAsk(ctx context.Context, g globalOptions, args []string) error
 		return fmt.Errorf("ask: %w", err)
 	}
 	var a askAnswer
-	if status != http.StatusOK || asJSON || json.Unmarshal(body, &a) != nil {
-		return m.printAnswer(status, body)
+	decoded := json.Unmarshal(body, &a) == nil
+	if status != http.StatusOK || asJSON || !decoded {
+		if err := m.printAnswer(status, body); err != nil {
+			return err
+		}
+		if decoded && a.Data.Stopped != "" {
+			return errAskStopped
+		}
+		return nil
 	}
 	d := a.Data
+	if d.Stopped != "" {
+		// The data read can be tens of kilobytes: not for a terminal.
+		fmt.Fprintf(m.Stderr, "Reginald stopped after %d tool calls without an answer (the limit for one question, models.ask_max_tool_calls).\n"+
+			"Ask a narrower question, or read the view you need with 'commitea tool query_project'; --json shows the data it read.\n", d.Stats.ToolCalls)
+		fmt.Fprintf(m.Stderr, "conversation: %s (continue with --conversation %s)\n", d.ConversationID, d.ConversationID)
+		return errAskStopped
+	}
 	fmt.Fprintln(m.Stdout, d.Answer)
 	if !d.Confirmed && len(d.Data) > 0 {
 		var pretty bytes.Buffer

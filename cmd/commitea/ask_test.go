@@ -16,6 +16,12 @@ func TestAskCommand(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		gotBody = string(b)
 		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(gotBody, "fire") {
+			data := `[` + strings.Repeat(`{"data":{"view":"focus","filler":"`+strings.Repeat("x", 500)+`"}},`, 40) + `{}]`
+			_, _ = w.Write([]byte(`{"data":{"conversationId":"c-3","answer":"I stopped after 4 tool calls.","confirmed":false,"stopped":"tool_call_limit",` +
+				`"stats":{"toolCalls":4},"data":` + data + `},"instruction":"Narrow it."}`))
+			return
+		}
 		if strings.Contains(gotBody, "push") {
 			_, _ = w.Write([]byte(`{"data":{"conversationId":"c-2","answer":"I recorded this as directive 3, pending.","confirmed":true,` +
 				`"proposal":{"tool":"apply_changes","input":{"ops":[{"op":"set_deadline_hard","milestone":1,"hard":true}],"directiveId":3},"consequence":"v1.0 p80 stays"}},"instruction":"Show it."}`))
@@ -38,6 +44,15 @@ func TestAskCommand(t *testing.T) {
 	out, _, err = run(t, env, "ask", "push v1.0 by a week")
 	if err != nil || !strings.Contains(out, "Proposed apply_changes") || !strings.Contains(out, `"set_deadline_hard"`) {
 		t.Fatalf("directive: %v %s", err, out)
+	}
+	// Stopped at the tool-call limit: status 1 and a short message, not the
+	// data read.
+	out, stderr, err = run(t, env, "ask", "anything on fire?")
+	if err == nil || exitCode(err) != 1 || out != "" || len(stderr) > 600 || !strings.Contains(stderr, "stopped after 4 tool calls") {
+		t.Fatalf("stopped: err %v, stdout %d bytes, stderr %q", err, len(out), stderr)
+	}
+	if out, _, err := run(t, env, "ask", "--json", "anything on fire?"); err == nil || !strings.Contains(out, `"tool_call_limit"`) {
+		t.Fatalf("stopped with --json: err %v, out %.100s", err, out)
 	}
 	if _, _, err := run(t, env, "ask"); err == nil || !errors.As(err, new(usageError)) {
 		t.Fatalf("no question: %v", err)

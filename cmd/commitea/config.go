@@ -226,9 +226,12 @@ type ModelRoleConfig struct {
 	DailyTokens   int     `toml:"daily_tokens"`
 	DailyCostUSD  float64 `toml:"daily_cost_usd"`
 	// Prices in USD per million tokens turn usage into cost; 0 for local
-	// models. They apply to the fallback too.
-	InputUSDPerMTok  float64 `toml:"input_usd_per_mtok"`
-	OutputUSDPerMTok float64 `toml:"output_usd_per_mtok"`
+	// models. Each model has its own: a request the fallback served is
+	// priced at the fallback's.
+	InputUSDPerMTok          float64 `toml:"input_usd_per_mtok"`
+	OutputUSDPerMTok         float64 `toml:"output_usd_per_mtok"`
+	FallbackInputUSDPerMTok  float64 `toml:"fallback_input_usd_per_mtok"`
+	FallbackOutputUSDPerMTok float64 `toml:"fallback_output_usd_per_mtok"`
 }
 
 // Token scopes.
@@ -453,6 +456,8 @@ func envBindings() []envBinding {
 			{env: prefix + "_DAILY_COST_USD", key: key + ".daily_cost_usd", apply: float(func(c *Config) *float64 { return &r(c).DailyCostUSD })},
 			{env: prefix + "_INPUT_USD_PER_MTOK", key: key + ".input_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).InputUSDPerMTok })},
 			{env: prefix + "_OUTPUT_USD_PER_MTOK", key: key + ".output_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).OutputUSDPerMTok })},
+			{env: prefix + "_FALLBACK_INPUT_USD_PER_MTOK", key: key + ".fallback_input_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).FallbackInputUSDPerMTok })},
+			{env: prefix + "_FALLBACK_OUTPUT_USD_PER_MTOK", key: key + ".fallback_output_usd_per_mtok", apply: float(func(c *Config) *float64 { return &r(c).FallbackOutputUSDPerMTok })},
 		}
 	}
 	bs := []envBinding{
@@ -537,6 +542,7 @@ func envBindings() []envBinding {
 			c.Models.Timeout = d
 			return nil
 		}},
+		envBinding{env: "COMMITEA_ASK_MAX_TOOL_CALLS", key: "models.ask_max_tool_calls", apply: integer(func(c *Config) *int { return &c.Models.AskMaxToolCalls })},
 	)
 	bs = append(bs, standupSinkBindings()...)
 	return bs
@@ -963,6 +969,7 @@ func checkModelRole(p *problems, key, envPrefix string, r ModelRoleConfig) {
 	}{
 		{"daily_requests", float64(r.DailyRequests)}, {"daily_tokens", float64(r.DailyTokens)}, {"daily_cost_usd", r.DailyCostUSD},
 		{"input_usd_per_mtok", r.InputUSDPerMTok}, {"output_usd_per_mtok", r.OutputUSDPerMTok},
+		{"fallback_input_usd_per_mtok", r.FallbackInputUSDPerMTok}, {"fallback_output_usd_per_mtok", r.FallbackOutputUSDPerMTok},
 	} {
 		if n.value < 0 {
 			p.add(envPrefix+"_"+strings.ToUpper(n.suffix), key+"."+n.suffix, "must not be negative")

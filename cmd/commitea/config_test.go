@@ -438,7 +438,7 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		}, "config: COMMITEA_BIG_FALLBACK_BASE_URL (models.big.fallback_base_url): must be an absolute http(s) URL"},
 		{"role budget", func(c *Config) { c.Models.Small = ModelRoleConfig{Model: "openai:b", DailyTokens: -1} }, "config: COMMITEA_SMALL_DAILY_TOKENS (models.small.daily_tokens): must not be negative"},
 		{"role price", func(c *Config) { c.Models.Big = ModelRoleConfig{Model: "openai:b", OutputUSDPerMTok: -2} }, "config: COMMITEA_BIG_OUTPUT_USD_PER_MTOK (models.big.output_usd_per_mtok): must not be negative"},
-		{"ask tool calls", func(c *Config) { c.Models.AskMaxToolCalls = 11 }, "config: models.ask_max_tool_calls: must be between 1 and 10 (0 for the default 4), got 11"},
+		{"ask tool calls", func(c *Config) { c.Models.AskMaxToolCalls = 11 }, "config: COMMITEA_ASK_MAX_TOOL_CALLS (models.ask_max_tool_calls): must be between 1 and 10 (0 for the default 4), got 11"},
 		{"model timeout", func(c *Config) { c.Models.Timeout = 0 }, "config: COMMITEA_MODEL_TIMEOUT (models.timeout): must be at least 1s, got 0s"},
 	}
 	all := base()

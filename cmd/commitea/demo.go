@@ -47,15 +47,19 @@ type demoOptions struct {
 	Database string
 	// Date is the day the demo's clock starts on (YYYY-MM-DD); "" is today.
 	Date string
+	// Deliver keeps the standup sinks of the environment; without it the
+	// demo delivers its standups nowhere.
+	Deliver bool
 }
 
 func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) error {
 	opts := demoOptions{Addr: "127.0.0.1:8080", Seed: 1, Database: demoDatabase}
-	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N] [--date YYYY-MM-DD] [--database NAME]", &g)
+	fs := m.newFlagSet("demo", "[--addr host:port] [--seed N] [--date YYYY-MM-DD] [--database NAME] [--deliver]", &g)
 	fs.StringVar(&opts.Database, "database", opts.Database, "`name` of the database demo drops and creates on the DATABASE_URL server (never one in use)")
 	fs.StringVar(&opts.Addr, "addr", opts.Addr, "listen `address` of the service (use 127.0.0.1:0 for any free port)")
 	fs.Uint64Var(&opts.Seed, "seed", opts.Seed, "`seed` of the generated project")
 	fs.StringVar(&opts.Date, "date", "", "`day` (YYYY-MM-DD) the demo's clock starts on, at 09:00 UTC; the same --seed and --date give the same project (default today)")
+	fs.BoolVar(&opts.Deliver, "deliver", false, "deliver the demo's standups to the sinks configured in the environment (COMMITEA_STANDUP_*); without it they go nowhere")
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -119,6 +123,12 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	cfg.Dashboard.TokenLinks = true // the banner's first link carries the token
 	cfg.Projects = []string{forge.Repo()}
 	cfg.Server.Addr = ln.Addr().String()
+	if !opts.Deliver {
+		// A demo's generated standups must not reach a real team's
+		// webhook, chat or inbox because the shell happens to carry
+		// their settings.
+		cfg.Standup = StandupConfig{Time: cfg.Standup.Time, TimeZone: cfg.Standup.TimeZone}
+	}
 	cfg.Tokens = []TokenConfig{{Name: "demo", Scopes: []string{ScopeRead, ScopeWrite, ScopeApprove}, Secret: Secret(token)}}
 	cfg.People = map[string]CalendarConfig{}
 	for _, p := range team {
@@ -158,6 +168,7 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 				Base: base, Token: token, Project: forge.Repo(), Database: opts.Database, DatabaseURL: dbURL,
 				Forge: forge.URL, ForgeToken: forge.Token(), Issue: issues[0], ForgeIssue: issues[1],
 				Password: password, Member: team[0].Login,
+				Small: cfg.Models.Small.Model, Big: cfg.Models.Big.Model, Sinks: standupSinkNames(cfg),
 				Seed: opts.Seed, Clock: origin, Took: time.Since(begin),
 			})
 		}()
@@ -208,8 +219,9 @@ func demoAccounts(forge *giteafake.Server, team []giteafake.Person, password, ba
 }
 
 // demoStandup produces today's standup of record, as the daily job would at
-// its hour, so the dashboard's standup page has one to show; the demo has
-// no sinks, so nothing is delivered. On a day off there is none.
+// its hour, so the dashboard's standup page has one to show; unless run
+// with --deliver the demo has no sinks, so nothing is delivered. On a day
+// off there is none.
 func (m *Main) demoStandup(ctx context.Context, cfg Config, pool *store.Pool, projectID int64) error {
 	router, err := m.modelRouter(cfg, pool)
 	if err != nil {
@@ -413,9 +425,43 @@ type demoBanner struct {
 	// Password is the demo forge's password of ceo, Member (someone of
 	// the team) and the guest, for "Sign in with Gitea".
 	Password, Member string
-	Seed             uint64
-	Clock            time.Time
-	Took             time.Duration
+	// Small and Big are the configured models ("" for none), Sinks the
+	// standup sinks the demo delivers to.
+	Small, Big string
+	Sinks      []string
+	Seed       uint64
+	Clock      time.Time
+	Took       time.Duration
+}
+
+// standupSinkNames are the sinks standups go to under cfg.
+func standupSinkNames(cfg Config) []string {
+	var out []string
+	for _, s := range standupSinks(cfg, nil)(store.Project{}) {
+		out = append(out, s.Name())
+	}
+	if len(cfg.Standup.GiteaIssues) > 0 {
+		out = append(out, "gitea")
+	}
+	return out
+}
+
+// modelLines say which models the demo runs with, and what the missing
+// ones leave out.
+func (b demoBanner) modelLines() string {
+	small := "small  none: answers (ask) say MODEL_UNAVAILABLE and standups are the template; set COMMITEA_SMALL_MODEL"
+	if b.Small != "" {
+		small = "small  " + b.Small + " (phrases standups and answers ask; checked against the data)"
+	}
+	big := "big    none: capture_work, and record_directive without params, answer MODEL_UNAVAILABLE; set COMMITEA_BIG_MODEL"
+	if b.Big != "" {
+		big = "big    " + b.Big + " (capture_work interviews and proposals, directive params)"
+	}
+	sinks := "standups are delivered nowhere (demo --deliver uses the COMMITEA_STANDUP_* sinks)"
+	if len(b.Sinks) > 0 {
+		sinks = "standups are delivered to: " + strings.Join(b.Sinks, ", ")
+	}
+	return "Models:\n  " + small + "\n  " + big + "\n  " + sinks
 }
 
 // printDemoBanner tells the newcomer what is running and how to use it:
@@ -447,6 +493,8 @@ Metrics:
 Token (scopes read, write, approve):
   %s
 
+%s
+
 For the CLI (commitea tool, ask, standup, usage), in another shell:
   export COMMITEA_URL=%s
   export COMMITEA_TOKEN=%s
@@ -459,7 +507,6 @@ Tools:
   %s
   %s
   %s
-  (capture_work answers MODEL_UNAVAILABLE until a big model is configured: COMMITEA_BIG_MODEL)
 
 Change the plan in the forge, as a person would in Gitea: this makes #%d, another launch issue,
 an XL; the webhook reaches CommiTea and the launch's cone moves on the dashboard within a second
@@ -480,7 +527,7 @@ MCP client configuration (e.g. .mcp.json):
 Press Ctrl-C to stop.
 `, b.Took.Round(100*time.Millisecond), b.Project, b.Seed, b.Clock.Format("2006-01-02 15:04"), b.Clock.Format(time.DateOnly),
 		b.Forge, b.ForgeToken, b.Database,
-		base, token, base, token, b.Password, base, b.Member, demoGuest, base, token,
+		base, token, base, token, b.Password, base, b.Member, demoGuest, base, token, b.modelLines(),
 		base, token, shellDatabaseURL(b.DatabaseURL),
 		tool("query_project", `{"view":"runway"}`),
 		tool("query_project", `{"view":"milestone","filters":{"milestoneId":1}}`),

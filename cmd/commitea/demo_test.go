@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -61,6 +62,12 @@ type runningDemo struct {
 // banner, and stops it when the test ends.
 func startDemo(t *testing.T, args ...string) *runningDemo {
 	t.Helper()
+	return startDemoWith(t, nil, args...)
+}
+
+// startDemoWith is startDemo with more environment variables.
+func startDemoWith(t *testing.T, extra map[string]string, args ...string) *runningDemo {
+	t.Helper()
 	d := &runningDemo{db: fmt.Sprintf("commitea_demo_test_%d", time.Now().UnixNano()%1_000_000), out: &syncBuffer{}, errOut: &syncBuffer{}}
 	t.Cleanup(func() {
 		conn, err := pgx.Connect(context.Background(), storetest.URL())
@@ -70,7 +77,9 @@ func startDemo(t *testing.T, args ...string) *runningDemo {
 		defer conn.Close(context.Background())
 		_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{d.db}.Sanitize()+" WITH (FORCE)")
 	})
-	m := &Main{Stdout: d.out, Stderr: d.errOut, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+	env := map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"}
+	maps.Copy(env, extra)
+	m := &Main{Stdout: d.out, Stderr: d.errOut, Getenv: envMap(env)}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.ctx = ctx
 	done := make(chan error, 1)

@@ -16,6 +16,10 @@ import (
 	"github.com/commitea/commitea/store"
 )
 
+// demoFlowDate pins the demo's clock, so its project and figures are the
+// same on every run.
+const demoFlowDate = "2026-12-01"
+
 // flowSQL recomputes the flow figures straight from the transitions table,
 // as the definitions in README (Flow metrics) read: $1 the project, $2 the
 // snapshot's now, $3 the time zone, $4 the window in days. It knows nothing
@@ -45,12 +49,13 @@ done AS (
 )
 `
 
-// TestDemoFlowAgreesWithSQL: on the seeded demo, every figure the flow page
-// shows from the transitions (cycle-time percentiles, weekly throughput,
-// the cumulative flow and work in progress of every day, each issue's age
-// and aging flag) is what SQL over the transitions table gives.
+// TestDemoFlowAgreesWithSQL: on the seeded demo at its pinned date, every
+// figure the flow page shows from the transitions (cycle-time percentiles,
+// weekly throughput, the cumulative flow and work in progress of every day,
+// each issue's age and aging flag) is what SQL over the transitions table
+// gives.
 func TestDemoFlowAgreesWithSQL(t *testing.T) {
-	d := startDemo(t)
+	d := startDemo(t, "--date", demoFlowDate)
 	ctx := context.Background()
 	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
 	if err != nil {
@@ -203,6 +208,9 @@ func TestDemoFlowAgreesWithSQL(t *testing.T) {
 	}
 	if len(ages) > 0 {
 		t.Errorf("in progress per SQL but not on the page: %v", ages)
+	}
+	if !strings.HasPrefix(now.UTC().Format(time.DateOnly), demoFlowDate) {
+		t.Errorf("the snapshot's now is %s, not on the demo's pinned %s", now, demoFlowDate)
 	}
 	t.Logf("snapshot v%d at %s (%s): %d cycle times, p50/p70/p85/p95 %d/%d/%d/%d, %d weeks, %d days, %d aging",
 		version, now.Format(time.RFC3339), tz, n, *p50, *p70, *p85, *p95, weeks, days, aging)

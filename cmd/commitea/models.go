@@ -2,22 +2,62 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/models"
+	"github.com/commitea/commitea/worker/standup"
+	"github.com/commitea/commitea/worker/tools"
 )
 
 // modelRouter builds the language-model router from the configuration,
 // recording usage in the database. Roles without a model are left out, so
 // the features needing them answer MODEL_UNAVAILABLE.
 func (m *Main) modelRouter(cfg Config, pool *store.Pool) (*models.Router, error) {
+	return m.modelRouterWith(cfg, store.ModelUsageLedger{DB: pool})
+}
+
+// modelRouterWith builds the router over a ledger, and warns of budgets
+// that can never pass a request and of fallbacks priced as free beside a
+// priced primary.
+func (m *Main) modelRouterWith(cfg Config, ledger models.UsageLedger) (*models.Router, error) {
 	rc, err := modelRouterConfig(cfg, m.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	return models.NewRouter(rc, store.ModelUsageLedger{DB: pool}, m.logger)
+	r, err := models.NewRouter(rc, ledger, m.logger)
+	if err != nil {
+		return nil, err
+	}
+	floors := map[models.Role]struct {
+		what   string
+		tokens int
+	}{
+		models.Small: {"a standup's phrasing", standup.PromptFloor()},
+		models.Big:   {"a capture_work request", tools.CapturePromptFloor()},
+	}
+	for role, f := range floors {
+		if err := r.Fits(role, f.tokens); err != nil {
+			scope := "models." + string(role) + ".daily_" + err.Limit
+			if err.Role == "" {
+				scope = "models.daily_" + err.Limit
+			}
+			m.logger.Warn("a daily model budget cannot fit one prompt: every such request will be refused",
+				slog.String("role", string(role)), slog.String("budget", scope), slog.String("prompt", f.what),
+				slog.Float64("needs", err.Need), slog.Float64("limit", err.Max))
+		}
+	}
+	for role, c := range map[models.Role]ModelRoleConfig{models.Small: cfg.Models.Small, models.Big: cfg.Models.Big} {
+		priced := c.InputUSDPerMTok > 0 || c.OutputUSDPerMTok > 0
+		if c.Fallback != "" && priced && c.FallbackInputUSDPerMTok == 0 && c.FallbackOutputUSDPerMTok == 0 {
+			m.logger.Warn("the fallback has no price: its requests count as free toward the cost budgets",
+				slog.String("role", string(role)), slog.String("fallback", c.Fallback),
+				slog.String("set", "models."+string(role)+".fallback_input_usd_per_mtok and fallback_output_usd_per_mtok"))
+		}
+	}
+	return r, nil
 }
 
 // modelRouterConfig turns the configuration into the router's. Budget days
@@ -45,9 +85,10 @@ func modelRouterConfig(cfg Config, getenv func(string) string) (models.RouterCon
 			return models.RouterConfig{}, fmt.Errorf("models.%s: %w", r.role, err)
 		}
 		rc := models.RoleConfig{
-			Primary: primary,
-			Budget:  models.Budget{Requests: r.cfg.DailyRequests, Tokens: r.cfg.DailyTokens, CostUSD: r.cfg.DailyCostUSD},
-			Price:   models.Price{InputPerMTok: r.cfg.InputUSDPerMTok, OutputPerMTok: r.cfg.OutputUSDPerMTok},
+			Primary:       primary,
+			Budget:        models.Budget{Requests: r.cfg.DailyRequests, Tokens: r.cfg.DailyTokens, CostUSD: r.cfg.DailyCostUSD},
+			Price:         models.Price{InputPerMTok: r.cfg.InputUSDPerMTok, OutputPerMTok: r.cfg.OutputUSDPerMTok},
+			FallbackPrice: models.Price{InputPerMTok: r.cfg.FallbackInputUSDPerMTok, OutputPerMTok: r.cfg.FallbackOutputUSDPerMTok},
 		}
 		if r.cfg.Fallback != "" {
 			fallback, err := openModel(r.cfg.Fallback, r.cfg.FallbackBaseURL, r.cfg.FallbackAPIKey, getenv, httpClient)

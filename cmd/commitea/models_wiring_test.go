@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/commitea/commitea/worker/models"
@@ -34,5 +37,34 @@ func TestStandupsPhraseWithTheSharedRouter(t *testing.T) {
 		if s.Phraser != nil {
 			t.Fatalf("%s: phraser = %T, want none (the template)", name, s.Phraser)
 		}
+	}
+}
+
+// A budget that cannot fit one prompt of a role is said at start-up, as
+// is a fallback priced as free beside a priced primary.
+func TestModelRouterWarnsOfBudgetsThatFitNoPrompt(t *testing.T) {
+	env := map[string]string{
+		"COMMITEA_SMALL_MODEL": "openai:gemma", "COMMITEA_SMALL_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_SMALL_DAILY_TOKENS": "50",
+		"COMMITEA_BIG_MODEL": "openai:qwen", "COMMITEA_BIG_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_FALLBACK": "openai:other",
+		"COMMITEA_BIG_FALLBACK_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_INPUT_USD_PER_MTOK": "2",
+	}
+	cfg, err := LoadConfig("", envMap(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	m := &Main{Getenv: envMap(env), logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	if _, err := m.modelRouterWith(cfg, &modeltest.Ledger{}); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	for _, want := range []string{"cannot fit one prompt", "role=small", "budget=models.small.daily_tokens", "limit=50",
+		"the fallback has no price", "fallback=openai:other"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs lack %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "role=big budget") {
+		t.Errorf("the big role's budget fits, yet:\n%s", out)
 	}
 }

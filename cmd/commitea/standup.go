@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -154,6 +156,16 @@ func checkStandupSinks(p *problems, c Config) {
 	}
 }
 
+// publicHost is the host (no port) of the public URL, or "" when none is
+// configured.
+func publicHost(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil || publicURL == "" {
+		return ""
+	}
+	return u.Hostname()
+}
+
 // parseGiteaIssue reads "owner/repo#N".
 func parseGiteaIssue(s string) (string, int64, error) {
 	project, num, ok := strings.Cut(strings.TrimSpace(s), "#")
@@ -199,7 +211,7 @@ func standupSinks(c Config, gc standup.Commenter) worker.StandupSinks {
 	}
 	if s.Email.SMTPAddr != "" {
 		common = append(common, &standup.EmailSink{Addr: s.Email.SMTPAddr, Username: s.Email.Username,
-			Password: s.Email.Password.Reveal(), From: s.Email.From, To: s.Email.To})
+			Password: s.Email.Password.Reveal(), From: s.Email.From, To: s.Email.To, Host: publicHost(c.Server.PublicURL)})
 	}
 	issues := map[string]int64{}
 	for _, g := range s.GiteaIssues {
@@ -268,6 +280,36 @@ func (sj *standupJobs) start(ctx context.Context, jobs *worker.JobClient, projec
 	}
 }
 
+// dryRunLedger reads the day's usage from the database and keeps its own
+// in memory, for a standup --dry-run that must write nothing.
+type dryRunLedger struct {
+	db   models.UsageLedger
+	mu   sync.Mutex
+	rows []store.ModelUsage
+}
+
+func (l *dryRunLedger) AddModelUsage(_ context.Context, u store.ModelUsage) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rows = append(l.rows, u)
+	return nil
+}
+
+func (l *dryRunLedger) ModelUsageOn(ctx context.Context, day time.Time) ([]store.ModelUsage, error) {
+	rows, err := l.db.ModelUsageOn(ctx, day)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.rows {
+		if r.Day.Equal(day) {
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
 // standupOptions are the standup command's flags.
 type standupOptions struct {
 	Project string
@@ -312,7 +354,13 @@ func (m *Main) standup(ctx context.Context, cfg Config, opts standupOptions) err
 	if err != nil {
 		return err
 	}
-	router, err := m.modelRouter(cfg, pool)
+	// A dry run reads today's usage, so the budgets hold, but records what
+	// it spends in memory only: it writes nothing at all.
+	var ledger models.UsageLedger = store.ModelUsageLedger{DB: pool}
+	if opts.DryRun {
+		ledger = &dryRunLedger{db: ledger}
+	}
+	router, err := m.modelRouterWith(cfg, ledger)
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/models/modeltest"
 )
 
 func TestStandupSinkConfig(t *testing.T) {
@@ -132,5 +135,85 @@ func TestStandupCommand(t *testing.T) {
 	err = m.Run(ctx, []string{"standup", "--project", "nope"})
 	if !errors.As(err, new(usageError)) {
 		t.Errorf("bad --project: err = %v, want a usage error", err)
+	}
+}
+
+// rowCounts counts the rows of every table of the database, River's too.
+func rowCounts(t *testing.T, pool *store.Pool) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `SELECT schemaname, relname FROM pg_stat_user_tables ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var schema, name string
+		if err := rows.Scan(&schema, &name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, pgx.Identifier{schema, name}.Sanitize())
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, tb := range tables {
+		var n int64
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+tb).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[tb] = n
+	}
+	return out
+}
+
+// A dry run with a model phrasing the standup leaves every table as it
+// was: no standup, no delivery, no job, no model usage.
+func TestStandupDryRunWritesNothing(t *testing.T) {
+	dbURL, pool := storetest.NewDB(t)
+	ctx := context.Background()
+	p, err := store.EnsureProject(ctx, pool, "acme", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 30, Done: 20, People: 3, DepShare: 0.2, Milestones: 2, Seed: 8}, now); err != nil {
+		t.Fatal(err)
+	}
+	f := &worker.Forecaster{Pool: pool, Log: slog.New(slog.DiscardHandler), Trials: 200}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	small := modeltest.NewOpenAI(t)
+	small.Handle(func(modeltest.Request) modeltest.Reply { return modeltest.Text("All work is on track.", 900, 10) })
+	env := map[string]string{"DATABASE_URL": dbURL, "COMMITEA_CALENDAR_WORKING_DAYS": "mon,tue,wed,thu,fri,sat,sun",
+		"COMMITEA_SMALL_MODEL": "openai:gemma", "COMMITEA_SMALL_BASE_URL": small.BaseURL(),
+		"COMMITEA_STANDUP_WEBHOOK_URL": "http://127.0.0.1:1/hook", "COMMITEA_STANDUP_WEBHOOK_SECRET": "0123456789abcdef0123"}
+	before := rowCounts(t, pool)
+	var out, errOut bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	err = m.Run(ctx, []string{"standup", "--project", "acme/app", "--dry-run"})
+	if cerr := m.Close(); cerr != nil {
+		t.Error(cerr)
+	}
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, errOut.String())
+	}
+	if len(small.Requests()) != 1 {
+		t.Fatalf("the model was asked %d times, want once", len(small.Requests()))
+	}
+	if !strings.HasPrefix(out.String(), "Standup for acme/app, ") {
+		t.Errorf("the dry run printed the model's prose, not the template:\n%s", out.String())
+	}
+	after := rowCounts(t, pool)
+	if len(after) != len(before) {
+		t.Errorf("tables before %d, after %d", len(before), len(after))
+	}
+	for tb, n := range before {
+		if after[tb] != n {
+			t.Errorf("%s: %d rows before the dry run, %d after", tb, n, after[tb])
+		}
 	}
 }

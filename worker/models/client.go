@@ -1,13 +1,16 @@
 package models
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
@@ -159,11 +162,24 @@ func Open(ep Endpoint, httpClient *http.Client) (*Client, error) {
 	}
 	if c.anthropic == nil {
 		// Fail now on a bad option rather than on the first request.
-		if _, err := c.openai(nil); err != nil {
+		if _, err := c.openai(nil, &wire{client: httpClient}); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// anthropicLLM builds a langchaingo Anthropic client sending through doer.
+func (c *Client) anthropicLLM(doer *wire) (*anthropic.LLM, error) {
+	opts := []anthropic.Option{anthropic.WithToken(c.ep.APIKey), anthropic.WithModel(c.ep.Model), anthropic.WithHTTPClient(doer)}
+	if c.ep.BaseURL != "" {
+		opts = append(opts, anthropic.WithBaseURL(strings.TrimRight(c.ep.BaseURL, "/")))
+	}
+	llm, err := anthropic.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", c.ep.Name(), err)
+	}
+	return llm, nil
 }
 
 // Name is the "provider:model" the client talks to.
@@ -176,10 +192,10 @@ func (c *Client) String() string { return c.ep.String() }
 func (c *Client) LogValue() slog.Value { return c.ep.LogValue() }
 
 // openai builds a langchaingo OpenAI client. langchaingo takes the
-// response format per client, not per call, so a request with a schema
-// gets its own client; building one sends nothing.
-func (c *Client) openai(format *openai.ResponseFormat) (*openai.LLM, error) {
-	opts := []openai.Option{openai.WithToken(c.ep.APIKey), openai.WithModel(c.ep.Model), openai.WithHTTPClient(c.httpClient)}
+// response format and the HTTP client per client, not per call, so every
+// request gets its own client; building one sends nothing.
+func (c *Client) openai(format *openai.ResponseFormat, doer *wire) (*openai.LLM, error) {
+	opts := []openai.Option{openai.WithToken(c.ep.APIKey), openai.WithModel(c.ep.Model), openai.WithHTTPClient(doer)}
 	if c.ep.BaseURL != "" {
 		opts = append(opts, openai.WithBaseURL(c.ep.BaseURL))
 	}
@@ -228,9 +244,12 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 		opts = append(opts, llms.WithTools(tools))
 	}
 
+	doer := &wire{client: c.httpClient}
 	var llm llms.Model
 	if isAnthropic {
-		llm = c.anthropic
+		if llm, err = c.anthropicLLM(doer); err != nil {
+			return Response{}, err
+		}
 	} else {
 		var format *openai.ResponseFormat
 		if req.Schema != nil {
@@ -238,21 +257,29 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			if name == "" {
 				name = "answer"
 			}
+			// The schema itself goes in whole on the wire (see wire); this
+			// only makes langchaingo write the response_format field.
 			format = &openai.ResponseFormat{Type: "json_schema", JSONSchema: &openai.ResponseFormatJSONSchema{
-				Name: name, Schema: toOpenAISchema(req.Schema), Strict: strictCompatible(req.Schema),
+				Name: name, Schema: &openai.ResponseFormatJSONSchemaProperty{Type: "object"}, Strict: strictCompatible(req.Schema),
 			}}
+			doer.schema = []byte(req.Schema.String())
 		}
-		if llm, err = c.openai(format); err != nil {
+		if llm, err = c.openai(format, doer); err != nil {
 			return Response{}, err
 		}
 	}
 	out, err := llm.GenerateContent(ctx, content, opts...)
 	if err != nil {
-		return Response{}, fmt.Errorf("model %s: %w", c.ep.Name(), err)
+		// A failed request still used what the provider says it used.
+		return Response{Model: c.ep.Name(), Usage: doer.reported()}, fmt.Errorf("model %s: %w", c.ep.Name(), err)
 	}
 	resp, err := fromLLMResponse(out, isAnthropic)
 	if err != nil {
-		return Response{}, fmt.Errorf("model %s: %w", c.ep.Name(), err)
+		u := resp.Usage
+		if u.Tokens() == 0 {
+			u = doer.reported()
+		}
+		return Response{Model: c.ep.Name(), Usage: u}, fmt.Errorf("model %s: %w", c.ep.Name(), err)
 	}
 	resp.Model = c.ep.Name()
 	if resp.Usage.PromptTokens == 0 && resp.Usage.CompletionTokens == 0 {
@@ -377,7 +404,7 @@ func fromLLMResponse(out *llms.ContentResponse, isAnthropic bool) (Response, err
 	}
 	resp.Text = strings.Join(text, "\n")
 	if resp.Text == "" && len(resp.Calls) == 0 {
-		return Response{}, errors.New("empty answer")
+		return Response{Usage: resp.Usage}, errors.New("empty answer")
 	}
 	return resp, nil
 }
@@ -394,39 +421,22 @@ func intInfo(info map[string]any, key string) int {
 	return 0
 }
 
-// toOpenAISchema converts a schema to langchaingo's response-format type,
-// which carries fewer keywords than Schema (no bounds): the provider then
-// enforces the shape and we enforce the rest.
-func toOpenAISchema(s *Schema) *openai.ResponseFormatJSONSchemaProperty {
-	if s == nil {
-		return nil
-	}
-	p := &openai.ResponseFormatJSONSchemaProperty{
-		Type:        s.Type,
-		Description: s.Description,
-		Enum:        s.Enum,
-		Items:       toOpenAISchema(s.Items),
-		Required:    s.Required,
-	}
-	if s.AdditionalProperties != nil {
-		p.AdditionalProperties = *s.AdditionalProperties
-	}
-	if len(s.Properties) > 0 {
-		p.Properties = make(map[string]*openai.ResponseFormatJSONSchemaProperty, len(s.Properties))
-		for k, sub := range s.Properties {
-			p.Properties[k] = toOpenAISchema(sub)
-		}
-	}
-	return p
+// strictCompatible reports whether OpenAI's strict mode can take the
+// schema: an object at the top, every object closed (no other keys) and
+// every property required, no anyOf and no string lengths (strict mode
+// refuses those keywords). Strict mode makes OpenAI's own models follow
+// the schema exactly; other servers ignore the flag, and every answer is
+// validated here either way.
+func strictCompatible(s *Schema) bool {
+	return s != nil && s.Type == "object" && strictNode(s)
 }
 
-// strictCompatible reports whether OpenAI's strict mode can take the
-// schema: every object closed (no other keys) and every property required.
-// Strict mode makes OpenAI's own models follow the schema exactly; other
-// servers ignore the flag.
-func strictCompatible(s *Schema) bool {
+func strictNode(s *Schema) bool {
 	if s == nil {
 		return true
+	}
+	if len(s.AnyOf) > 0 || s.MinLength != nil || s.MaxLength != nil {
+		return false
 	}
 	if s.Type == "object" {
 		if s.AdditionalProperties == nil || *s.AdditionalProperties || len(s.Required) != len(s.Properties) {
@@ -434,9 +444,110 @@ func strictCompatible(s *Schema) bool {
 		}
 	}
 	for _, sub := range s.Properties {
-		if !strictCompatible(sub) {
+		if !strictNode(sub) {
 			return false
 		}
 	}
-	return strictCompatible(s.Items)
+	return strictNode(s.Items)
+}
+
+// maxAnswerBytes bounds a model's HTTP answer: a chat completion of a few
+// thousand tokens is tens of kilobytes.
+const maxAnswerBytes = 8 << 20
+
+// wire is the HTTP client langchaingo sends one request through. It puts
+// the request's schema into response_format whole, the document Schema
+// validates (langchaingo's type for it has neither bounds nor anyOf), and
+// it reads the usage a provider reports in its answer, an error's
+// included (langchaingo drops it with the error), so that a failed request
+// is counted as the provider bills it.
+type wire struct {
+	client *http.Client
+	schema []byte // nil: the body goes as langchaingo wrote it
+
+	mu    sync.Mutex
+	usage Usage
+}
+
+// Do implements langchaingo's Doer.
+func (w *wire) Do(req *http.Request) (*http.Response, error) {
+	if w.schema != nil && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read request body: %w", err)
+		}
+		body = withSchema(body, w.schema)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := w.client.Do(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("read answer: %w", err)
+	}
+	w.read(body)
+	return resp, nil
+}
+
+// read keeps the usage of an answer body, in either provider's names.
+func (w *wire) read(body []byte) {
+	var a struct {
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+			InputTokens      int `json:"input_tokens"`
+			OutputTokens     int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(body, &a) != nil || a.Usage == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.usage.PromptTokens = a.Usage.PromptTokens + a.Usage.InputTokens
+	w.usage.CompletionTokens = a.Usage.CompletionTokens + a.Usage.OutputTokens
+}
+
+// reported is the usage the provider reported, zero when it said none.
+func (w *wire) reported() Usage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.usage
+}
+
+// withSchema puts schema into body's response_format.json_schema.schema;
+// a body without one is returned as it is.
+func withSchema(body, schema []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return body
+	}
+	var rf map[string]json.RawMessage
+	if json.Unmarshal(top["response_format"], &rf) != nil {
+		return body
+	}
+	var js map[string]json.RawMessage
+	if json.Unmarshal(rf["json_schema"], &js) != nil || js == nil {
+		return body
+	}
+	js["schema"] = schema
+	var err error
+	if rf["json_schema"], err = json.Marshal(js); err != nil {
+		return body
+	}
+	if top["response_format"], err = json.Marshal(rf); err != nil {
+		return body
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return body
+	}
+	return out
 }

@@ -24,20 +24,32 @@
 // Before every request the router reads today's usage from its UsageLedger
 // and stops hard with a *BudgetExhaustedError (code BUDGET_EXHAUSTED) when
 // a daily request, token or cost limit of the role, or of all roles
-// together, is reached; failover never bypasses a budget. Every attempt,
-// failed or not, is recorded per day, role, tool and model. Budgets are
+// together, cannot take the request (its estimated prompt, its prompt's
+// cost at the model's input price); the message says what the request
+// needs and what is left. Failover never bypasses a budget. Every attempt,
+// failed or not, is recorded per day, role, tool and model, with the
+// tokens the provider reported (a failed request too, when its error
+// answer carries usage) and priced at the rates of the model that served
+// it (RoleConfig.Price, FallbackPrice). Router.Fits tells at start-up
+// whether a prompt of some size can pass a budget at all. Budgets are
 // checked before a request is sent, counting this process's requests in
 // flight; requests in flight in other replicas are not seen, so with
 // several workers a limit can be passed by what they have in flight.
+// Failovers, repairs and budget refusals are counted per role in
+// package metrics.
 //
 // # Structured output
 //
 // A Request with a Schema asks for JSON. The schema is put into the prompt
 // for every provider and, for the OpenAI-compatible backends, also sent as
-// response_format json_schema (llama.cpp and vLLM turn it into a grammar).
-// The answer is always parsed and validated here (Schema.Validate); an
-// invalid answer gets one repair request that quotes the validation errors,
-// and a second invalid answer fails with *InvalidOutputError.
+// response_format json_schema (llama.cpp and vLLM turn it into a grammar):
+// the very document Schema.Validate checks, bounds and anyOf included
+// (langchaingo's type for it has neither, so the client writes it into
+// the request body itself). OpenAI's strict flag is set only when strict
+// mode can take the schema. The answer is always parsed and validated here
+// (Schema.Validate, then Request.Check for what a schema cannot say); an
+// invalid answer gets one repair request that quotes the problems, and a
+// second invalid answer fails with *InvalidOutputError.
 //
 // # Token counts
 //

@@ -30,20 +30,39 @@ type BudgetExhaustedError struct {
 	// Role is the role whose budget ran out, or "" for the budget shared by
 	// all roles.
 	Role Role
+	// Model is the model the request was for.
+	Model string
 	// Limit is "requests", "tokens" or "cost_usd".
-	Limit    string
-	Used     float64
-	Max      float64
+	Limit string
+	Used  float64
+	Max   float64
+	// Need is what the refused request needs of the limit: 1 request, its
+	// estimated prompt tokens, or its prompt's estimated cost.
+	Need     float64
 	ResetsAt time.Time
 }
+
+// Left is what remains of the day's limit.
+func (e *BudgetExhaustedError) Left() float64 { return max(e.Max-e.Used, 0) }
 
 func (e *BudgetExhaustedError) Error() string {
 	scope := "all model roles"
 	if e.Role != "" {
 		scope = "model role " + string(e.Role)
 	}
-	return fmt.Sprintf("daily budget exhausted: %s used %s of %s %s today; resets at %s",
-		scope, formatAmount(e.Used), formatAmount(e.Max), e.Limit, e.ResetsAt.Format(time.RFC3339))
+	unit := map[string]string{"requests": "requests", "tokens": "tokens", "cost_usd": "USD"}[e.Limit]
+	need := formatAmount(e.Need) + " " + unit
+	if e.Limit != "requests" {
+		need = "about " + need
+	}
+	msg := fmt.Sprintf("daily budget exhausted: %s has %s of its %s %s left today", scope, formatAmount(e.Left()), formatAmount(e.Max), unit)
+	if e.Need > 0 {
+		msg += ", and this request needs " + need
+	}
+	if e.Need > e.Max {
+		msg += ", more than the whole day's limit: raise it"
+	}
+	return msg + "; resets at " + e.ResetsAt.Format(time.RFC3339)
 }
 
 // Code implements the coded-error convention of the tool API.

@@ -66,7 +66,12 @@ type Request struct {
 	// SchemaName names the schema for providers that want one; default
 	// "answer".
 	SchemaName string
-	Functions  []Function
+	// Check, when set, validates what a schema cannot say (a question that
+	// is only blanks, a reference to nothing) on an answer the schema
+	// accepted. Its error counts as an invalid answer: the router asks
+	// for one repair quoting it, as for a schema violation.
+	Check     func(json.RawMessage) error
+	Functions []Function
 	// MaxTokens caps the answer; 0 means DefaultMaxTokens.
 	MaxTokens int
 	// Temperature, when set, overrides the provider's default.

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,8 +48,11 @@ type RoleConfig struct {
 	// Fallback is tried once when Primary errors; nil means none.
 	Fallback Model
 	Budget   Budget
-	// Price applies to whichever of the two models answers.
-	Price Price
+	// Price is the primary's, FallbackPrice the fallback's: each request is
+	// priced at the rates of the model that served it (zero: free, a local
+	// model).
+	Price         Price
+	FallbackPrice Price
 }
 
 // UsageLedger keeps daily usage where every replica sees it;
@@ -151,7 +155,7 @@ func (r *Router) Generate(ctx context.Context, role Role, req Request) (Response
 	if err != nil || req.Schema == nil {
 		return resp, err
 	}
-	raw, firstErr := req.Schema.ParseAndValidate(resp.Text)
+	raw, firstErr := req.validate(resp.Text)
 	if firstErr == nil {
 		resp.JSON = raw
 		return resp, nil
@@ -170,13 +174,23 @@ func (r *Router) Generate(ctx context.Context, role Role, req Request) (Response
 	}
 	second.Usage = resp.Usage.plus(second.Usage)
 	second.FailedOver = second.FailedOver || resp.FailedOver
-	raw, err = req.Schema.ParseAndValidate(second.Text)
+	raw, err = req.validate(second.Text)
+	metrics.ModelRepair(string(role), err == nil)
 	if err != nil {
 		return Response{}, &InvalidOutputError{Role: role, Model: second.Model, First: firstErr, Err: err, Text: second.Text}
 	}
 	second.JSON = raw
 	second.Repaired = true
 	return second, nil
+}
+
+// validate parses an answer against the request's schema, then its Check.
+func (req Request) validate(text string) (json.RawMessage, error) {
+	raw, err := req.Schema.ParseAndValidate(text)
+	if err == nil && req.Check != nil {
+		err = req.Check(raw)
+	}
+	return raw, err
 }
 
 func repairPrompt(err error) string {
@@ -190,10 +204,11 @@ func repairPrompt(err error) string {
 // for the day.
 func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Request) (Response, error) {
 	estimate := RequestTokens(req)
-	resp, err := r.call(ctx, role, rc, rc.Primary, req, estimate)
+	resp, err := r.call(ctx, role, rc, rc.Primary, rc.Price, req, estimate)
 	if err == nil {
 		return resp, nil
 	}
+	failed := resp.Usage // what the failed request used, as the provider said
 	if ctx.Err() != nil {
 		return Response{}, fmt.Errorf("%s model: %w", role, ctx.Err())
 	}
@@ -207,7 +222,8 @@ func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Requ
 	r.log.WarnContext(ctx, "model failed; failing over",
 		slog.String("role", string(role)), slog.String("tool", req.Tool),
 		slog.String("model", modelName(rc.Primary)), slog.String("fallback", modelName(rc.Fallback)), slog.Any("error", err))
-	resp2, err2 := r.call(ctx, role, rc, rc.Fallback, req, estimate)
+	metrics.ModelFailover(string(role))
+	resp2, err2 := r.call(ctx, role, rc, rc.Fallback, rc.FallbackPrice, req, estimate)
 	if err2 != nil {
 		if errors.As(err2, &budgetErr) {
 			return Response{}, err2
@@ -218,32 +234,37 @@ func (r *Router) attempt(ctx context.Context, role Role, rc RoleConfig, req Requ
 		return Response{}, &UnavailableError{Role: role, Err: errors.Join(err, fmt.Errorf("fallback: %w", err2))}
 	}
 	resp2.FailedOver = true
-	resp2.Usage.Requests++ // the failed primary request
+	resp2.Usage = failed.plus(resp2.Usage)
 	return resp2, nil
 }
 
 // call reserves budget for one request, sends it to one model and records
-// it, failed or not.
-func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, req Request, estimate int) (Response, error) {
-	release, err := r.reserve(ctx, role, rc, estimate)
+// it, failed or not, priced at that model's rates. A failed request's
+// Response carries the usage the provider reported for it, if any.
+func (r *Router) call(ctx context.Context, role Role, rc RoleConfig, m Model, price Price, req Request, estimate int) (Response, error) {
+	name := modelName(m)
+	release, err := r.reserve(ctx, role, rc, name, price, estimate)
 	if err != nil {
 		return Response{}, err
 	}
 	defer release()
 	resp, err := m.Generate(ctx, req)
-	row := store.ModelUsage{Day: r.day(), Role: string(role), Tool: req.Tool, Model: modelName(m), Requests: 1}
+	row := store.ModelUsage{Day: r.day(), Role: string(role), Tool: req.Tool, Model: name, Requests: 1}
+	if resp.Model == "" {
+		resp.Model = name
+	}
 	if err != nil {
 		row.Failures = 1
-	} else {
-		if resp.Model == "" {
-			resp.Model = row.Model
+		// Only what the provider said: a failed request has no estimate.
+		if resp.Usage.Estimated {
+			resp.Usage = Usage{}
 		}
-		resp.Usage.Requests = 1
-		resp.Usage.CostUSD = rc.Price.Cost(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
-		row.PromptTokens = int64(resp.Usage.PromptTokens)
-		row.CompletionTokens = int64(resp.Usage.CompletionTokens)
-		row.CostUSD = resp.Usage.CostUSD
 	}
+	resp.Usage.Requests = 1
+	resp.Usage.CostUSD = price.Cost(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+	row.PromptTokens = int64(resp.Usage.PromptTokens)
+	row.CompletionTokens = int64(resp.Usage.CompletionTokens)
+	row.CostUSD = resp.Usage.CostUSD
 	r.log.DebugContext(ctx, "model request", slog.String("role", string(role)), slog.String("tool", req.Tool),
 		slog.String("model", row.Model), slog.Int64("prompt_tokens", row.PromptTokens),
 		slog.Int64("completion_tokens", row.CompletionTokens), slog.Any("error", err))
@@ -274,9 +295,10 @@ func (r *Router) day() time.Time {
 
 // reserve refuses a request when the role's budget, or the shared one, is
 // used up (counting requests in flight), or when the request's estimated
-// prompt would pass the token limit; otherwise it counts the request as in
-// flight until release is called, after its usage is recorded.
-func (r *Router) reserve(ctx context.Context, role Role, rc RoleConfig, estimate int) (release func(), err error) {
+// prompt (and its cost at the model's input price) would pass a limit;
+// otherwise it counts the request as in flight until release is called,
+// after its usage is recorded.
+func (r *Router) reserve(ctx context.Context, role Role, rc RoleConfig, model string, price Price, estimate int) (release func(), err error) {
 	if rc.Budget == (Budget{}) && r.budget == (Budget{}) {
 		return func() {}, nil
 	}
@@ -302,35 +324,67 @@ func (r *Router) reserve(ctx context.Context, role Role, rc RoleConfig, estimate
 			mine = mine.plus(u)
 		}
 	}
+	need := Usage{Requests: 1, PromptTokens: estimate, CostUSD: price.Cost(estimate, 0)}
 	resets := day.AddDate(0, 0, 1)
-	if err := overBudget(rc.Budget, mine, estimate); err != nil {
-		err.Role, err.ResetsAt = role, resets
+	refuse := func(err *BudgetExhaustedError, scope Role) (func(), error) {
+		err.Role, err.ResetsAt, err.Model = scope, resets, model
+		label := string(scope)
+		if scope == "" {
+			label = "all"
+		}
+		metrics.BudgetRefusal(label, err.Limit)
+		r.log.WarnContext(ctx, "model request refused by a daily budget", slog.String("role", string(role)), slog.String("budget", label),
+			slog.String("limit", err.Limit), slog.Float64("needs", err.Need), slog.Float64("left", err.Left()))
 		return nil, err
 	}
-	if err := overBudget(r.budget, all, estimate); err != nil {
-		err.ResetsAt = resets
-		return nil, err
+	if err := overBudget(rc.Budget, mine, need); err != nil {
+		return refuse(err, role)
 	}
-	held := Usage{Requests: 1, PromptTokens: estimate}
-	r.inflight[role] = r.inflight[role].plus(held)
+	if err := overBudget(r.budget, all, need); err != nil {
+		return refuse(err, "")
+	}
+	r.inflight[role] = r.inflight[role].plus(need)
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		u := r.inflight[role]
-		u.Requests -= held.Requests
-		u.PromptTokens -= held.PromptTokens
+		u.Requests -= need.Requests
+		u.PromptTokens -= need.PromptTokens
+		u.CostUSD -= need.CostUSD
 		r.inflight[role] = u
 	}, nil
 }
 
-func overBudget(b Budget, used Usage, estimate int) *BudgetExhaustedError {
+// overBudget refuses a request needing need when used plus need passes a
+// limit of b.
+func overBudget(b Budget, used, need Usage) *BudgetExhaustedError {
 	switch {
-	case b.Requests > 0 && used.Requests >= b.Requests:
-		return &BudgetExhaustedError{Limit: "requests", Used: float64(used.Requests), Max: float64(b.Requests)}
-	case b.Tokens > 0 && used.Tokens()+estimate > b.Tokens:
-		return &BudgetExhaustedError{Limit: "tokens", Used: float64(used.Tokens()), Max: float64(b.Tokens)}
-	case b.CostUSD > 0 && used.CostUSD >= b.CostUSD:
-		return &BudgetExhaustedError{Limit: "cost_usd", Used: used.CostUSD, Max: b.CostUSD}
+	case b.Requests > 0 && used.Requests+need.Requests > b.Requests:
+		return &BudgetExhaustedError{Limit: "requests", Used: float64(used.Requests), Max: float64(b.Requests), Need: float64(need.Requests)}
+	case b.Tokens > 0 && used.Tokens()+need.Tokens() > b.Tokens:
+		return &BudgetExhaustedError{Limit: "tokens", Used: float64(used.Tokens()), Max: float64(b.Tokens), Need: float64(need.Tokens())}
+	case b.CostUSD > 0 && (used.CostUSD >= b.CostUSD || used.CostUSD+need.CostUSD > b.CostUSD):
+		return &BudgetExhaustedError{Limit: "cost_usd", Used: used.CostUSD, Max: b.CostUSD, Need: need.CostUSD}
+	}
+	return nil
+}
+
+// Fits reports, for a prompt of about tokens tokens on role, the first
+// daily limit (the role's or the shared one) that could never let it
+// through, even on a fresh day: a budget smaller than one prompt turns
+// every request of that kind into BUDGET_EXHAUSTED. Nil when it fits.
+func (r *Router) Fits(role Role, tokens int) *BudgetExhaustedError {
+	rc, ok := r.roles[role]
+	if !ok {
+		return nil
+	}
+	need := Usage{Requests: 1, PromptTokens: tokens, CostUSD: rc.Price.Cost(tokens, 0)}
+	if err := overBudget(rc.Budget, Usage{}, need); err != nil {
+		err.Role = role
+		return err
+	}
+	if err := overBudget(r.budget, Usage{}, need); err != nil {
+		return err
 	}
 	return nil
 }

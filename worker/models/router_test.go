@@ -264,7 +264,7 @@ func TestTokenAndCostBudgetsAndFailoverRespectThem(t *testing.T) {
 	price := models.Price{InputPerMTok: 2, OutputPerMTok: 8} // 0.01 USD per answer
 	small := openAIRole(t, down, "a")
 	small.Fallback = openClient(t, models.Endpoint{Provider: models.ProviderOpenAI, Model: "b", BaseURL: backup.BaseURL()})
-	small.Price = price
+	small.FallbackPrice = price
 	big := openAIRole(t, backup, "c")
 	big.Price = price
 	r = newRouter(t, routerSetup{cfg: models.RouterConfig{

@@ -14,8 +14,10 @@ import (
 // Schema is the subset of JSON Schema that CommiTea's structured outputs
 // use: one type per node, object properties with required keys and an
 // optional ban on other keys, arrays with item schemas and length bounds,
-// enums, string length and number bounds. Its JSON form is standard JSON
-// Schema, so it can be sent to providers and shown to models as is.
+// enums, string length and number bounds, and anyOf for answers of
+// several shapes (questions or a proposal). Its JSON form is standard JSON
+// Schema, so it is sent to providers, shown to models and validated here
+// as one and the same document.
 type Schema struct {
 	// Type is "object", "array", "string", "integer", "number", "boolean"
 	// or "null"; empty accepts any type.
@@ -33,6 +35,9 @@ type Schema struct {
 	MaxLength            *int     `json:"maxLength,omitempty"`
 	Minimum              *float64 `json:"minimum,omitempty"`
 	Maximum              *float64 `json:"maximum,omitempty"`
+	// AnyOf: the value must be valid against at least one of these (and
+	// against the rest of this schema).
+	AnyOf []*Schema `json:"anyOf,omitempty"`
 }
 
 // ValidationError lists every place a value breaks its schema, as
@@ -136,6 +141,26 @@ func (s *Schema) validate(path string, v any, probs *[]string) {
 	}
 	add := func(format string, args ...any) {
 		*probs = append(*probs, path+": "+fmt.Sprintf(format, args...))
+	}
+	if len(s.AnyOf) > 0 {
+		// The branch with the fewest problems says best what to mend: the
+		// one whose "kind" matches, usually.
+		var best []string
+		for i, b := range s.AnyOf {
+			var bp []string
+			b.validate(path, v, &bp)
+			if len(bp) == 0 {
+				best = nil
+				break
+			}
+			if i == 0 || len(bp) < len(best) {
+				best = bp
+			}
+		}
+		if best != nil {
+			add("matches none of the %d allowed shapes; the closest fails on: %s", len(s.AnyOf), strings.Join(best, "; "))
+			return
+		}
 	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, v) }) {
 		add("must be one of %s, got %s", enumList(s.Enum), brief(v))
@@ -364,6 +389,9 @@ func Enum(values ...string) *Schema {
 func Integer(description string) *Schema {
 	return &Schema{Type: "integer", Description: description}
 }
+
+// AnyOf is a value of any of the shapes.
+func AnyOf(shapes ...*Schema) *Schema { return &Schema{AnyOf: shapes} }
 
 // Ptr returns a pointer to v, for the bounds fields.
 func Ptr[T any](v T) *T { return &v }

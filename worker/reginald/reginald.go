@@ -130,16 +130,18 @@ type Proposal struct {
 	Consequence string          `json:"consequence"`
 }
 
-// Stats measure one question: the model requests made, each prompt's
-// estimated tokens (models.RequestTokens, what is sent, functions
-// included), the tool calls, and the time spent in models against the
-// whole.
+// Stats measure one question: the model requests made (a failed attempt
+// before a failover and a repair count too), the model that served each
+// answer (the fallback's name after a failover), each prompt's estimated
+// tokens (models.RequestTokens, what is sent, functions included), the
+// tool calls, and the time spent in models against the whole.
 type Stats struct {
-	ModelRequests int     `json:"modelRequests"`
-	PromptTokens  []int   `json:"promptTokens"`
-	ToolCalls     int     `json:"toolCalls"`
-	ModelMillis   float64 `json:"modelMs"`
-	TotalMillis   float64 `json:"totalMs"`
+	ModelRequests int      `json:"modelRequests"`
+	Models        []string `json:"models"`
+	PromptTokens  []int    `json:"promptTokens"`
+	ToolCalls     int      `json:"toolCalls"`
+	ModelMillis   float64  `json:"modelMs"`
+	TotalMillis   float64  `json:"totalMs"`
 }
 
 // MaxPromptTokens is the largest prompt of the question.
@@ -194,6 +196,7 @@ func (r *Reginald) Ask(ctx context.Context, c tools.Caller, in AskInput) (AskOut
 		t.out.ConversationID = newConversationID()
 	}
 	t.out.Reads = []Read{}
+	t.out.Stats.Models = []string{}
 	header, err := r.header(ctx, t)
 	if err != nil {
 		return AskOutput{}, err
@@ -302,14 +305,16 @@ func (r *Reginald) loop(ctx context.Context, t *turn, msgs []models.Message) err
 
 // generate sends one request and keeps its statistics.
 func (r *Reginald) generate(ctx context.Context, t *turn, role models.Role, req models.Request) (models.Response, error) {
-	t.out.Stats.ModelRequests++
 	t.out.Stats.PromptTokens = append(t.out.Stats.PromptTokens, models.RequestTokens(req))
 	began := time.Now()
 	resp, err := r.Models.Generate(ctx, role, req)
 	t.model += time.Since(began)
 	if err != nil {
+		t.out.Stats.ModelRequests++
 		return models.Response{}, modelError(err, role)
 	}
+	t.out.Stats.ModelRequests += max(resp.Usage.Requests, 1)
+	t.out.Stats.Models = append(t.out.Stats.Models, resp.Model)
 	return resp, nil
 }
 

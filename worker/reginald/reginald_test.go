@@ -14,6 +14,7 @@ import (
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
+	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/models/modeltest"
 	"github.com/commitea/commitea/worker/reginald"
 	"github.com/commitea/commitea/worker/tools"
@@ -336,5 +337,28 @@ func TestModelFailure(t *testing.T) {
 	}
 	if turns, _ := store.RecentConversationTurns(context.Background(), f.pool, reader.Name, "c-fail", 5); len(turns) != 0 {
 		t.Errorf("a failed turn was kept: %+v", turns)
+	}
+}
+
+// After a failover, the answer's stats count both requests and name the
+// model that served it.
+func TestStatsNameTheModelThatServed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, smallShape)
+	down := modeltest.NewOpenAI(t, modeltest.Status(500, "crashed"))
+	up := modeltest.NewOpenAI(t, modeltest.Text("Nothing to say.", 100, 5))
+	router, err := models.NewRouter(models.RouterConfig{Roles: map[models.Role]models.RoleConfig{
+		models.Small: {Primary: down.Client(t, "local"), Fallback: up.Client(t, "remote")},
+	}}, &modeltest.Ledger{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reginald.Reginald{Tools: f.reg, Models: router, Pool: f.pool, Log: f.log, Now: func() time.Time { return testNow }}
+	out, err := r.Ask(context.Background(), reader, reginald.AskInput{Question: "Anything to report?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stats.ModelRequests != 2 || len(out.Stats.Models) != 1 || out.Stats.Models[0] != "openai:remote" {
+		t.Fatalf("stats = %+v, want two requests served by openai:remote", out.Stats)
 	}
 }

@@ -43,7 +43,7 @@ const askOutputSchema = `{
         "proposal": {"type": "object", "description": "an apply_changes batch to send once a person approves", "properties": {
           "tool": {"const": "apply_changes"}, "input": {"type": "object"}, "consequence": {"type": "string"}}},
         "stopped": {"type": "string"},
-        "stats": {"type": "object", "properties": {"modelRequests": {"type": "integer"}, "promptTokens": {"type": "array", "items": {"type": "integer"}},
+        "stats": {"type": "object", "properties": {"modelRequests": {"type": "integer"}, "models": {"type": "array", "items": {"type": "string"}, "description": "the provider:model that served each answer"}, "promptTokens": {"type": "array", "items": {"type": "integer"}},
           "toolCalls": {"type": "integer"}, "modelMs": {"type": "number"}, "totalMs": {"type": "number"}}}
       }
     },

@@ -24,12 +24,15 @@ import (
 
 // Sinks: each delivers one standup message somewhere. A delivery may be
 // repeated (a retry after an error, or after a crash between sending and
-// recording), so each sink uses Message.Key, which names the project, day
-// and sink, to make a repeat harmless where the destination allows it: the
-// Matrix transaction id, a marker the Gitea sink looks for before
-// commenting, the webhook's delivery header and the email's Message-ID
-// (for receivers that deduplicate on them). A Slack-style incoming webhook
-// has no such key; there a crash in that window can repeat a message.
+// recording), so each sink uses Message.Key, which names the installation,
+// project, day and sink, to make a repeat harmless where the destination
+// allows it: the Matrix transaction id, a marker the Gitea sink looks for
+// before commenting, the webhook's delivery header and the email's
+// Message-ID (for receivers that deduplicate on them). The key is fixed
+// when the delivery is first recorded and stored with it, so every
+// attempt, before and after an upgrade, sends the same one. A Slack-style
+// incoming webhook has no such key; there a crash in that window can
+// repeat a message.
 
 // Message is one standup on its way to one sink.
 type Message struct {
@@ -75,10 +78,12 @@ const (
 )
 
 // MessageKey is the idempotency key of a project's standup of a day at a
-// sink. Only letters, digits, '-', '_' and '.': it is a Matrix transaction
-// id and part of a Message-ID.
-func MessageKey(projectID int64, day, sink string) string {
-	return fmt.Sprintf("commitea-standup-%d-%s-%s", projectID, day, sink)
+// sink, in one installation (store.InstallationID): two installations
+// never share one, though their project ids may. Only letters, digits,
+// '-', '_' and '.': it is a Matrix transaction id and part of a
+// Message-ID.
+func MessageKey(installation string, projectID int64, day, sink string) string {
+	return fmt.Sprintf("commitea-standup-%s-%d-%s-%s", installation, projectID, day, sink)
 }
 
 // StatusError is a sink's answer outside 2xx.
@@ -206,6 +211,10 @@ type EmailSink struct {
 	Password string
 	From     string
 	To       []string
+	// Host is the domain of Message-IDs: the host of the installation's
+	// public URL (server.public_url), which names this installation as
+	// the key does; empty, the sender's domain.
+	Host string
 	// Timeout bounds the whole conversation; default 1 minute.
 	Timeout time.Duration
 	// TLS overrides the STARTTLS configuration (tests).
@@ -290,9 +299,12 @@ func (s *EmailSink) message(m Message) []byte {
 	hdr("To", strings.Join(s.To, ", "))
 	hdr("Subject", fmt.Sprintf("Standup for %s, %s", m.Project, m.Day))
 	hdr("Date", time.Now().UTC().Format(time.RFC1123Z))
-	domain := "commitea.invalid"
-	if _, d, ok := strings.Cut(s.From, "@"); ok {
-		domain = strings.Trim(d, "<> ")
+	domain := s.Host
+	if domain == "" {
+		domain = "commitea.invalid"
+		if _, d, ok := strings.Cut(s.From, "@"); ok {
+			domain = strings.Trim(d, "<> ")
+		}
 	}
 	hdr("Message-ID", "<"+m.Key+"@"+domain+">")
 	hdr("MIME-Version", "1.0")

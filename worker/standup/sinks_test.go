@@ -18,7 +18,7 @@ import (
 )
 
 var msg = Message{Project: "acme/app", Day: "2026-12-02", Text: "Standup for acme/app\nAll good.",
-	Report: json.RawMessage(`{"day":"2026-12-02"}`), Key: MessageKey(1, "2026-12-02", "x")}
+	Report: json.RawMessage(`{"day":"2026-12-02"}`), Key: MessageKey("0a1b2c", 1, "2026-12-02", "x")}
 
 func TestWebhookSinkSigns(t *testing.T) {
 	var got []byte

@@ -48,6 +48,15 @@ Name every issue by its #N, every person by login and every milestone by its tit
 Mention every milestone at risk with its chance and critical chain, every milestone that drifted and its causes, each person's plan (say when next work is on a critical chain), the stale blockers, and the aging work.
 Answer with the message text only.`
 
+// PromptFloor is about the fewest tokens a standup's phrasing request
+// takes: the instructions and the template of a report with nothing in it.
+// A token budget below it can never phrase a standup.
+func PromptFloor() int {
+	p := Prompt(Report{Project: "owner/repo", Day: "2026-01-01", Weekday: "Thursday", FirstStandup: true})
+	return models.RequestTokens(models.Request{Messages: []models.Message{
+		{Role: models.System, Content: p.Instructions}, {Role: models.User, Content: p.Draft}}})
+}
+
 // Prompt returns the phrasing request for a report.
 func Prompt(r Report) PhraseRequest {
 	return PhraseRequest{Instructions: phraseInstructions, Draft: Template(r)}

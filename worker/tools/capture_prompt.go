@@ -30,6 +30,14 @@ const captureTemperature = 0.2
 // captureMaxTokens caps the answer: fifteen issues with short bodies.
 const captureMaxTokens = 3000
 
+// CapturePromptFloor is about the fewest tokens a capture_work request
+// takes: its system prompt and answer schema, before any project context
+// or braindump. A token budget below it can never capture work.
+func CapturePromptFloor() int {
+	return models.RequestTokens(models.Request{Messages: []models.Message{{Role: models.System, Content: captureSystemPrompt}},
+		Schema: captureAnswerSchema(false)})
+}
+
 func captureRequest(v *projectView, similar []similarIssue, in CaptureWorkInput, proposalOnly bool) models.Request {
 	t := captureTemperature
 	system := captureSystemPrompt
@@ -43,6 +51,7 @@ func captureRequest(v *projectView, similar []similarIssue, in CaptureWorkInput,
 			{Role: models.User, Content: captureUserMessage(v, similar, in)},
 		},
 		Schema:      captureAnswerSchema(proposalOnly),
+		Check:       checkCaptureAnswer,
 		SchemaName:  "capture_work",
 		MaxTokens:   captureMaxTokens,
 		Temperature: &t,

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -201,19 +202,15 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 	if err := json.Unmarshal(resp.JSON, &ans); err != nil {
 		return none, fmt.Errorf("capture_work: decode validated answer: %w", err)
 	}
+	// The schema and checkCaptureAnswer hold the answer to at least one
+	// question or one issue; the router repaired it once if it had none.
 	if ans.Kind == "questions" && !forceProposal {
 		qs := cleanQuestions(ans.Questions)
-		if len(qs) == 0 {
-			return none, Errorf(CodeModelInvalidOutput, "", "capture_work: the model chose to ask but asked nothing; try again")
-		}
 		return Answer[CaptureWorkOutput]{
 			Data: CaptureWorkOutput{NeedsMoreInfo: qs},
 			Instruction: "Ask the PM these questions (as chips), then call capture_work again with the same braindump " +
 				"and every question with its answer in answers.",
 		}, nil
-	}
-	if len(ans.Issues) == 0 {
-		return none, Errorf(CodeModelInvalidOutput, "", "capture_work: the model proposed no issues; add detail to the braindump and try again")
 	}
 	issues, dropped, notes := proposedIssues(v, ans.Issues)
 	// The write tools' what-if: the recompute's input (capacity calendar
@@ -293,8 +290,10 @@ type captureModelItem struct {
 	After     []int64 `json:"after"`
 }
 
-// captureAnswerSchema is the schema of the model's answer; with
-// proposalOnly the model may no longer ask.
+// captureAnswerSchema is the schema of the model's answer: questions (at
+// least one) or a proposal (at least one issue), each shape saying what it
+// requires; with proposalOnly the model may no longer ask. The same
+// document is sent as response_format and validated here.
 func captureAnswerSchema(proposalOnly bool) *models.Schema {
 	item := models.Object(map[string]*models.Schema{
 		"title":     {Type: "string", MinLength: models.Ptr(1), MaxLength: models.Ptr(maxTitleRunes)},
@@ -307,16 +306,35 @@ func captureAnswerSchema(proposalOnly bool) *models.Schema {
 	}, "priority", "milestone", "dependsOn", "after")
 	issues := models.ArrayOf(item)
 	issues.MinItems, issues.MaxItems = models.Ptr(1), models.Ptr(maxProposedIssues)
+	proposal := models.Object(map[string]*models.Schema{"kind": models.Enum("proposal"), "issues": issues})
 	if proposalOnly {
-		return models.Object(map[string]*models.Schema{"kind": models.Enum("proposal"), "issues": issues})
+		return proposal
 	}
 	questions := models.ArrayOf(&models.Schema{Type: "string", MinLength: models.Ptr(1), MaxLength: models.Ptr(300)})
 	questions.MinItems, questions.MaxItems = models.Ptr(1), models.Ptr(MaxCaptureQuestions)
-	return models.Object(map[string]*models.Schema{
-		"kind":      models.Enum("questions", "proposal"),
-		"questions": questions,
-		"issues":    issues,
-	}, "questions", "issues")
+	ask := models.Object(map[string]*models.Schema{"kind": models.Enum("questions"), "questions": questions})
+	return models.AnyOf(ask, proposal)
+}
+
+// checkCaptureAnswer refuses what the schema lets through: questions that
+// are all blanks, issues whose titles are. The router then asks once more.
+func checkCaptureAnswer(raw json.RawMessage) error {
+	var ans captureModelAnswer
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return err
+	}
+	if ans.Kind == "questions" {
+		if len(cleanQuestions(ans.Questions)) == 0 {
+			return errors.New("$.questions: every question is blank; ask at least one real question, or propose")
+		}
+		return nil
+	}
+	for i, it := range ans.Issues {
+		if strings.TrimSpace(it.Title) == "" {
+			return fmt.Errorf("$.issues[%d].title: the title is blank", i)
+		}
+	}
+	return nil
 }
 
 func cleanQuestions(qs []string) []string {

@@ -266,6 +266,49 @@ func TestCaptureWorkAfterTheInterviewMustPropose(t *testing.T) {
 	}
 }
 
+// An answer that chooses to ask but asks nothing, or to propose but
+// proposes nothing, breaks the schema sent as response_format and gets one
+// repair request naming what is missing; the valid second answer is the
+// tool's answer.
+func TestCaptureWorkRepairsAnEmptyChoiceOnce(t *testing.T) {
+	t.Parallel()
+	for _, empty := range []map[string]any{
+		{"kind": "questions"},
+		{"kind": "questions", "questions": []string{"  "}},
+		{"kind": "proposal", "issues": []any{}},
+	} {
+		big := modeltest.NewOpenAI(t,
+			modeltest.JSON(empty, 700, 10),
+			modeltest.JSON(clearAnswer, 950, 300),
+		)
+		router, _, _ := modeltest.Router(t, nil, big)
+		s := newCaptureStack(t, router)
+		env, terr := s.call(t, `{"braindump":`+jsonString(clearBraindump)+`}`)
+		if terr != nil {
+			t.Fatalf("%v: capture_work: %v", empty, terr)
+		}
+		if out := env.Data.(tools.CaptureWorkOutput); out.Proposal == nil || len(out.Proposal.Issues) != 3 {
+			t.Fatalf("%v: want the repaired proposal, got %+v", empty, out)
+		}
+		reqs := big.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%v: %d requests, want the first and one repair", empty, len(reqs))
+		}
+		repair := reqs[1].LastUser()
+		if !strings.Contains(repair, "cannot be used") || !(strings.Contains(repair, "at least 1 items") || strings.Contains(repair, "blank") ||
+			strings.Contains(repair, `missing required key "questions"`)) {
+			t.Errorf("%v: the repair does not say what is missing:\n%s", empty, repair)
+		}
+		// The schema sent says what is required.
+		rf := string(reqs[0].ResponseFormat)
+		for _, want := range []string{`"anyOf"`, `"minItems":1`, `"maxItems":5`, `"maxLength":120`} {
+			if !strings.Contains(rf, want) {
+				t.Errorf("response_format lacks %s: %s", want, rf)
+			}
+		}
+	}
+}
+
 func TestCaptureWorkRepairsMalformedOutput(t *testing.T) {
 	t.Parallel()
 	big := modeltest.NewOpenAI(t,

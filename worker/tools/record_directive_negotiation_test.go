@@ -283,3 +283,32 @@ func jsonbCompact(raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// After a failover, negotiated.model names the model that read the
+// params: the fallback, not the primary that failed.
+func TestRecordDirectiveNegotiatedByTheFallback(t *testing.T) {
+	t.Parallel()
+	s := newWriteStack(t)
+	s.planned(t)
+	down := modeltest.NewOpenAI(t, modeltest.Status(502, "down"))
+	up := modeltest.NewOpenAI(t, modeltest.JSON(map[string]any{"params": map[string]any{"estimate": "est/xl"}}, 900, 12))
+	ledger := &modeltest.Ledger{}
+	router, err := models.NewRouter(models.RouterConfig{Roles: map[models.Role]models.RoleConfig{
+		models.Big: {Primary: down.Client(t, "big-model"), Fallback: up.Client(t, "backup-model")},
+	}}, ledger, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.svc.Models = router
+	out, _ := s.record(t, `{"kind":"reestimate","quote":"#3 is an XL.","target":{"issue":3}}`)
+	if out.Negotiated == nil || out.Negotiated.Model != "openai:backup-model" {
+		t.Fatalf("negotiated = %+v, want the fallback's name", out.Negotiated)
+	}
+	byModel := map[string]int64{}
+	for _, r := range ledger.Rows() {
+		byModel[r.Model] += r.Requests
+	}
+	if byModel["openai:big-model"] != 1 || byModel["openai:backup-model"] != 1 {
+		t.Fatalf("usage by model = %v, want one request each", byModel)
+	}
+}

@@ -138,7 +138,7 @@ func (r *Registry) ReadResource(ctx context.Context, c Caller, uri string) (Reso
 			}
 		}
 	}
-	return ResourceContent{}, Errorf(CodeNotFound, "uri", "no resource %s; resources/list names them (%s://owner/repo/ledger, …/standup, …/milestones/{id})", uri, ResourceScheme)
+	return ResourceContent{}, Errorf(CodeNotFound, "uri", "no resource %s; resources/list names them (%s://owner/repo/ledger, …/standup, …/milestones/{id}, …/flow)", uri, ResourceScheme)
 }
 
 // splitResourceURI parses commitea://owner/repo/path.
@@ -156,7 +156,7 @@ func splitResourceURI(uri string) (project, path string, ok bool) {
 
 // Resources declares the resource kinds over this service.
 func (s *Service) Resources() []Resource {
-	return []Resource{s.ledgerResource(), s.standupResource(), s.milestoneResource()}
+	return []Resource{s.ledgerResource(), s.standupResource(), s.milestoneResource(), s.flowResource()}
 }
 
 func (s *Service) ledgerResource() Resource {

@@ -31,7 +31,9 @@ type Reply struct {
 	// Calls are function calls the model makes.
 	Calls []Call
 	// Token counts reported as usage; both 0 sends no usage object, as
-	// some local servers do.
+	// some local servers do. An error answer (Status 400 or more) carries
+	// them too when set, as providers do for requests they ran and then
+	// failed.
 	PromptTokens     int
 	CompletionTokens int
 	// Body, when set, is sent verbatim instead of a built answer (a broken
@@ -215,9 +217,18 @@ func (s *Server) write(w http.ResponseWriter, req Request, reply Reply) {
 	var out any
 	switch {
 	case status >= 400 && s.anthropic:
-		out = map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": reply.Text}}
+		e := map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": reply.Text}}
+		if reply.PromptTokens > 0 || reply.CompletionTokens > 0 {
+			e["usage"] = map[string]any{"input_tokens": reply.PromptTokens, "output_tokens": reply.CompletionTokens}
+		}
+		out = e
 	case status >= 400:
-		out = map[string]any{"error": map[string]any{"message": reply.Text, "type": "server_error"}}
+		e := map[string]any{"error": map[string]any{"message": reply.Text, "type": "server_error"}}
+		if reply.PromptTokens > 0 || reply.CompletionTokens > 0 {
+			e["usage"] = map[string]any{"prompt_tokens": reply.PromptTokens, "completion_tokens": reply.CompletionTokens,
+				"total_tokens": reply.PromptTokens + reply.CompletionTokens}
+		}
+		out = e
 	case s.anthropic:
 		out = anthropicAnswer(req, reply)
 	default:
