@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +63,16 @@ func TestTypeScriptClientSession(t *testing.T) {
 		{"ask/ok", "ask", `{"question":"What should I watch?"}`, "", ""},
 		{"ask/too-long", "ask", fmt.Sprintf(`{"question":%q}`, strings.Repeat("why ", 1001)), tools.CodeInvalidInput, "question"},
 	}
-	plan := tsPlan{Connections: map[string]tsConn{"readonly": {URL: s.srv.URL + "/mcp/readonly", Token: readerSecret}}}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := tsPlan{Connections: map[string]tsConn{
+		"readonly": {URL: s.srv.URL + "/mcp/readonly", Token: readerSecret},
+		// This test binary as `commitea mcp` (see TestMain).
+		"stdio": {Command: self, Args: []string{"-test.run=^$"},
+			Env: map[string]string{stdioRelayEnv: "1", "COMMITEA_URL": s.srv.URL + "/mcp", "COMMITEA_TOKEN": approverSecret}},
+	}}
 	plan.Steps = append(plan.Steps, tsStep{Op: "listTools"})
 	for _, c := range calls {
 		plan.Steps = append(plan.Steps, tsStep{Op: "callTool", Name: c.tool, Arguments: json.RawMessage(c.input)})
@@ -82,6 +92,15 @@ func TestTypeScriptClientSession(t *testing.T) {
 		tsStep{Conn: "readonly", Op: "callTool", Name: "query_project", Arguments: json.RawMessage(`{"view":"focus"}`)},
 		tsStep{Conn: "readonly", Op: "callTool", Name: "apply_changes", Arguments: json.RawMessage(`{"ops":[{"op":"set_estimate","issue":2,"estimate":"est/l"}]}`)},
 		tsStep{Conn: "readonly", Op: "listResources"},
+	)
+	stdio := len(plan.Steps)
+	plan.Steps = append(plan.Steps,
+		tsStep{Conn: "stdio", Op: "listTools"},
+		tsStep{Conn: "stdio", Op: "callTool", Name: "query_project", Arguments: json.RawMessage(`{"view":"gantt"}`)},
+		tsStep{Conn: "stdio", Op: "callTool", Name: "apply_changes", Arguments: json.RawMessage(`{"ops":[{"op":"close_issue","issue":3}]}`)},
+		tsStep{Conn: "stdio", Op: "callTool", Name: "query_project", Arguments: json.RawMessage(`{"view":"focus"}`)},
+		tsStep{Conn: "stdio", Op: "readResource", URI: "commitea://ceo/demo/milestones/7"},
+		tsStep{Conn: "stdio", Op: "readResource", URI: "commitea://ceo/demo/milestones/99"},
 	)
 	run := runTSClient(t, s.srv.URL+"/mcp", approverSecret, plan)
 
@@ -212,5 +231,30 @@ func TestTypeScriptClientSession(t *testing.T) {
 	}
 	if r := run.Steps[readonly+3]; r.Threw != "" || !strings.Contains(string(r.Result), "commitea://ceo/demo/ledger") {
 		t.Fatalf("readonly listResources: %s %s", r.Threw, r.Result)
+	}
+
+	// Over stdio through `commitea mcp`: the same tools, errors and
+	// resources, passed through unchanged, and the relay says it announces
+	// new snapshots.
+	if !strings.Contains(string(run.Connected["stdio"].Capabilities), `"listChanged":true`) {
+		t.Errorf("stdio capabilities = %s", run.Connected["stdio"].Capabilities)
+	}
+	if !jsonEqual(t, run.Steps[stdio].Result, run.Steps[0].Result) {
+		t.Errorf("tools/list over stdio differs from /mcp:\n%s", run.Steps[stdio].Result)
+	}
+	if !jsonEqual(t, run.Steps[stdio+1].Result, run.Steps[2].Result) {
+		t.Errorf("an error over stdio differs from /mcp:\n%s\n%s", run.Steps[stdio+1].Result, run.Steps[2].Result)
+	}
+	if r := run.Steps[stdio+2]; r.Threw != "" || !strings.Contains(string(r.Result), "NEEDS_APPROVAL") || !strings.Contains(string(r.Result), `\"preview\"`) {
+		t.Errorf("NEEDS_APPROVAL over stdio: %s %s", r.Threw, r.Result)
+	}
+	if r := run.Steps[stdio+3]; r.Threw != "" || !strings.Contains(string(r.Result), `"structuredContent"`) {
+		t.Errorf("query_project over stdio: %s %s", r.Threw, r.Result)
+	}
+	if !jsonEqual(t, run.Steps[stdio+4].Result, run.Steps[resources+4].Result) {
+		t.Errorf("a resource over stdio differs from /mcp:\n%s", run.Steps[stdio+4].Result)
+	}
+	if r := run.Steps[stdio+5]; r.Threw != run.Steps[resources+5].Threw {
+		t.Errorf("reading a missing resource over stdio threw %q, over /mcp %q", r.Threw, run.Steps[resources+5].Threw)
 	}
 }

@@ -53,7 +53,8 @@
 // conditioned on exceeding them, by inverse CDF, and schedules the
 // remainder), then list-schedules it: one fixed work order (priority, hard
 // deadline, earliest milestone due, already started, number; dependencies
-// pulled ahead of their dependents); each person works their share in that
+// pulled ahead of their dependents, taking the rank of the most urgent
+// one); each person works their share in that
 // order, one issue at a time, on their calendar (a window from 09:00 local
 // for HoursPerDay hours on WorkingDays, minus holidays and time off; the
 // zero Calendar is 6 h Monday to Friday, UTC); an issue starts when all its
@@ -109,8 +110,8 @@
 //
 // A plan is an hour (AsOf: the forecast's Now, rounded down to the hour,
 // UTC) and who picks up each unassigned issue in it (Input.Planned). The
-// first snapshot of an hour plans afresh; later ones keep its choices, and
-// unassigned issues new since are planned around them. Effort already
+// first snapshot of an hour plans afresh; later ones keep its choices, plan
+// unassigned issues new since around them and keep those choices too. Effort already
 // spent is measured up to the hour, so a close or a start later in the hour
 // counts from the next one, whichever clock read it. Proposed issues keep
 // their draws once Gitea files them (ProposalDrawKey, recorded for the
@@ -133,10 +134,20 @@
 // change moving only what it touches: a close that adds a calibration
 // sample moves every estimate with it, and the quote says so. Within a
 // plan both hold for everything else: the plan's choices of who picks up
-// what do not move with a change, so more work, less capacity or an added
-// dependency never makes anything earlier, and a hire takes unassigned
-// work from the next hour's plan on (the forecast of that hour then shows
-// it). Capacity directives shape the calendars from the plan's hour on;
+// what do not move with a change, so more work or less capacity never
+// makes any issue's or milestone's date earlier or its chance of the due
+// date higher, and less work or more capacity never the reverse; a hire
+// takes unassigned work from the next hour's plan on (the forecast of that
+// hour then shows it). An added dependency on work already ahead of its
+// dependent in the work order only adds a wait and moves nothing earlier;
+// one on work queued behind it pulls that work ahead (it is needed first),
+// which may then finish earlier, and so may what waits on it, but never the
+// dependent itself; one that closes a cycle makes its issues unschedulable
+// and their milestone is forecast from the rest. Issue dates are exact to
+// the day (and so monotone) within 256 days; further out they are read
+// from buckets of 2, 4, ... days, their last day, which keeps them
+// monotone. api/quote_test.go holds both properties on generated projects
+// through the fake forge. Capacity directives shape the calendars from the plan's hour on;
 // spent effort and calibration samples are measured on the configured
 // calendars, so telling CommiTea about time off never rewrites how much
 // work the past held.

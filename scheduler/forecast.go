@@ -6,8 +6,10 @@ package scheduler
 //     hard deadlines (the issue's deadline/hard or a hard milestone), then the
 //     earliest milestone due date (no due date last), then issues already
 //     steeping or in review, then issue number; dependencies are then pulled
-//     ahead of their dependents (a topological sort that always takes the
-//     best-ranked ready issue). Each person works their share of the list in
+//     ahead of their dependents (an issue ranks as its best-ranked dependent
+//     when that is better, and a topological sort always takes the
+//     best-ranked ready issue), so a dependency already ahead of its
+//     dependent changes no one's order. Each person works their share of the list in
 //     that order, one issue at a time; an issue whose dependencies are not
 //     finished makes its person wait rather than skip ahead. Because nothing
 //     in a trial re-orders or reassigns on sampled durations, more work can
@@ -46,10 +48,11 @@ package scheduler
 //     date, negative when after it. PDue counts trials finishing on or before
 //     the due instant, to two decimals (as it is shown everywhere).
 //   - Milestone quantiles are exact (nearest rank over all trials). Issue
-//     quantiles come from a 128-bucket histogram per issue spanning twice the
-//     range of a pilot of the first 256 trials, interpolated inside the
-//     bucket: within 1.6% of that range of the exact value. Person load is
-//     the median over trials.
+//     quantiles come from a 256-bucket histogram per issue of whole UTC days
+//     from today (2, 4, ... days per bucket when a pilot of the first 256
+//     trials reaches further out): a quantile's date is exact within a day
+//     and monotone in the work, its time of day interpolated. Person load
+//     is the median over trials.
 //   - Dates are rounded to the minute.
 //   - Randomness: Options.Seed, or InputSeed(in) when 0; draws are keyed by
 //     (seed, issue number, trial), so the output is identical for identical
@@ -273,26 +276,12 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		}
 	}
 
-	// Topological order that always takes the best-ranked ready issue; what
-	// never becomes ready sits on or behind a cycle.
-	ready := &rankHeap{rank: rank}
-	for _, i := range p.openIdx {
-		if indeg[i] == 0 {
-			ready.push(i)
-		}
-	}
-	order := make([]int32, 0, len(p.openIdx))
+	// A first topological pass finds what never becomes ready (on or behind
+	// a cycle) and what inherits an unschedulable reason.
+	order := topoOrder(p.openIdx, rank, dependents, slices.Clone(indeg))
 	inOrder := make([]bool, len(in.Issues))
-	for ready.len() > 0 {
-		i := ready.pop()
-		order = append(order, i)
+	for _, i := range order {
 		inOrder[i] = true
-		for _, j := range dependents[i] {
-			indeg[j]--
-			if indeg[j] == 0 {
-				ready.push(j)
-			}
-		}
 	}
 	for _, i := range p.openIdx {
 		if !inOrder[i] {
@@ -313,6 +302,32 @@ func newPlan(in Input, opts Options) (*plan, error) {
 			}
 		}
 	}
+	// Dependencies are pulled ahead of their dependents: an issue ranks as
+	// its best-ranked schedulable dependent (transitively) when that is
+	// better than its own rank, so what urgent work needs is done first and
+	// a dependency already ahead of its dependent changes no one's order.
+	// The final order takes the best-ranked ready issue by that rank.
+	eff := slices.Clone(rank)
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		for _, j := range dependents[i] {
+			if _, bad := p.unsched[in.Issues[j].Number]; !bad && inOrder[j] {
+				eff[i] = min(eff[i], eff[j])
+			}
+		}
+	}
+	byEff := slices.Clone(order)
+	slices.SortStableFunc(byEff, func(a, b int32) int {
+		if c := cmp.Compare(eff[a], eff[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(rank[a], rank[b])
+	})
+	pulled := make([]int32, len(in.Issues))
+	for r, i := range byEff {
+		pulled[i] = int32(r)
+	}
+	order = topoOrder(order, pulled, dependents, indeg)
 
 	// People: the team first (login order), then outside assignees.
 	team := slices.Clone(in.People)
@@ -542,6 +557,31 @@ func tooLarge(labels []string) bool {
 	return false
 }
 
+// topoOrder is the topological order of issues (dependents by issue
+// index, indeg their open dependency counts, consumed) that always takes
+// the best-ranked ready issue; issues that never become ready are left
+// out.
+func topoOrder(issues, rank []int32, dependents [][]int32, indeg []int32) []int32 {
+	ready := &rankHeap{rank: rank}
+	for _, i := range issues {
+		if indeg[i] == 0 {
+			ready.push(i)
+		}
+	}
+	out := make([]int32, 0, len(issues))
+	for ready.len() > 0 {
+		i := ready.pop()
+		out = append(out, i)
+		for _, j := range dependents[i] {
+			indeg[j]--
+			if indeg[j] == 0 {
+				ready.push(j)
+			}
+		}
+	}
+	return out
+}
+
 // rankHeap is a min-heap of issue indices by rank.
 type rankHeap struct {
 	rank []int32
@@ -585,8 +625,13 @@ func (h *rankHeap) pop() int32 {
 	return top
 }
 
-// histQuantile reads quantile q from a histogram of total counts,
-// interpolating linearly inside the bucket that holds it.
+// histQuantile reads quantile q from a histogram of total counts, in hours
+// after the origin. The bucket that holds it is exact; inside a one-day
+// bucket it interpolates linearly (from the origin in today's), staying on
+// that date. A bucket of
+// several days gives its last day (two minutes before its end), so a
+// quantile read from wider buckets of later finishes is never on an
+// earlier date.
 func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
 	target := q * float64(total)
 	var cum float64
@@ -595,12 +640,18 @@ func histQuantile(h []uint32, total int, q float64, g issueGrid) float64 {
 			continue
 		}
 		if cum+float64(c) >= target {
+			end := (g.base+float64(b)+1)/g.invW - 2.0/60
+			if g.days > 1 {
+				return end
+			}
+			// From the bucket's start, or the origin for today's.
+			start := max((g.base+float64(b))/g.invW, 0)
 			frac := (target - cum) / float64(c)
-			return (g.base + float64(b) + frac) / g.invW
+			return min(start+frac*(end-start), end)
 		}
 		cum += float64(c)
 	}
-	return (g.base + histBuckets) / g.invW
+	return (g.base+histBuckets)/g.invW - 2.0/60
 }
 
 // quantileRank is the 0-based index of the nearest-rank quantile q of n

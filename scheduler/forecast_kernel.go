@@ -13,6 +13,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // blockTrials is the number of trials one kernel pass schedules.
@@ -262,16 +263,18 @@ func (p *plan) blockDraws(it *planItem, tab *[drawTableSize]float32, t0 int, eff
 
 // Histogram layout for issue quantiles.
 const (
-	histBuckets = 128
+	histBuckets = 256
 	// histWords is a histogram row of 16-bit counts packed four to a word.
 	histWords   = histBuckets / 4
 	pilotTrials = 256
 )
 
 // issueGrid maps an item's finish hour to a histogram bucket: bucket b
-// covers [(base+b)*width, (base+b+1)*width) hours after the origin.
+// covers [(base+b)*width, (base+b+1)*width) hours after the origin, days
+// whole UTC days from the origin's date on.
 type issueGrid struct {
 	invW, base float64
+	days       int
 }
 
 func (g issueGrid) bucket(t float64) int {
@@ -490,10 +493,11 @@ func (p *plan) run() Forecast {
 	return p.summarize(accs[0], grids, groupFin, personHours, personFree)
 }
 
-// pilot runs the first trials to size each issue's histogram: the range of
-// pilot finishes, widened by half that range on each side (finishes beyond
-// go to the end buckets, far from p10..p80). Equal finishes give equal
-// grids, so an issue a what-if does not reach keeps its exact quantiles.
+// pilot runs the first trials to size each issue's histogram: day buckets
+// from the origin's date to a quarter past the latest pilot finish
+// (finishes beyond go to the last bucket, far from p10..p80). Equal
+// finishes give equal grids, so an issue a what-if does not reach keeps
+// its exact quantiles.
 func (p *plan) pilot() []issueGrid {
 	grids, _ := p.pilotBlocks()
 	return grids
@@ -549,12 +553,23 @@ func (p *plan) pilotBlocks() ([]issueGrid, []*blockState) {
 		})
 	}
 	wg.Wait()
+	// Buckets are whole UTC days (or 2, 4, ... of them when the pilot
+	// reaches beyond histBuckets days), counted from the origin's date, so
+	// a quantile's date is read exactly and two forecasts' buckets share
+	// their edges. The width grows with the pilot's latest finish only:
+	// when every trial of one forecast finishes no earlier than in the
+	// other (more work), so does its pilot, its buckets are as wide or
+	// wider, and its quantile dates are no earlier (see histQuantile).
+	off := p.origin.UTC().Sub(p.origin.UTC().Truncate(24 * time.Hour)).Hours()
 	grids := make([]issueGrid, n)
 	for i := range grids {
-		span := hi[i] - lo[i]
-		from, to := max(0, lo[i]-span/2), hi[i]+span/2
-		width := max((to-from)/histBuckets, 1.0/64)
-		grids[i] = issueGrid{invW: 1 / width, base: from / width}
+		need := (hi[i]+off)/24*1.25 + 1
+		days := 1
+		for float64(days*histBuckets) < need {
+			days *= 2
+		}
+		w := 24 * float64(days)
+		grids[i] = issueGrid{invW: 1 / w, base: -off / w, days: days}
 	}
 	return grids, states
 }

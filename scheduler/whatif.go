@@ -148,6 +148,21 @@ func DiffForecasts(before, after Forecast, afterIn Input, proposed []int64) What
 	return res
 }
 
+// WorkOrder is the order the schedule takes the open, schedulable issues
+// in (their numbers, first first): the list every person works their share
+// of, for callers that explain or check it.
+func WorkOrder(in Input) ([]int64, error) {
+	p, err := newPlan(in, Options{Trials: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(p.items))
+	for k, it := range p.items {
+		out[k] = in.Issues[it.issue].Number
+	}
+	return out, nil
+}
+
 // ProposalDrawKey is the draw key (Issue.DrawKey) of a proposed issue: a
 // hash of its title and body and of how many proposals of the same batch
 // came before with the same title and body. The worker records it for the
@@ -591,77 +606,45 @@ func cloneInput(in Input) Input {
 	return out
 }
 
-// Mismatches checks a what-if against what happened: before is the
-// forecast the what-if compared against, after the forecast computed once
-// the changes landed, filed maps each proposed issue's number in the
-// what-if to the number Gitea gave it. Every milestone and issue must read
-// the same (dates to the day, pDue to two decimals) as the what-if said:
-// its After when it listed it, its Before otherwise. The result names each
-// difference; none means the quote came true.
-func (r WhatIfResult) Mismatches(before, after Forecast, filed map[int64]int64) []string {
+// ForecastMismatches compares two forecasts of one project as people read
+// them (dates to the day, pDue to two decimals, slack): want, what a
+// what-if said, and got, what was computed once the changes landed. filed
+// maps the number a proposed issue had in want to the number Gitea gave
+// it. The result names every difference; none means the quote came true.
+func ForecastMismatches(want, got Forecast, filed map[int64]int64) []string {
 	var out []string
-	wantM := map[int64]*MilestoneForecast{}
-	for i := range before.Milestones {
-		wantM[before.Milestones[i].ID] = &before.Milestones[i]
-	}
-	for _, d := range r.Milestones {
-		wantM[d.ID] = d.After
-	}
-	gotM := map[int64]*MilestoneForecast{}
-	for i := range after.Milestones {
-		gotM[after.Milestones[i].ID] = &after.Milestones[i]
-	}
-	for id, w := range wantM {
-		g := gotM[id]
+	ids, wm, gm := pairByKey(want.Milestones, got.Milestones, func(m *MilestoneForecast) int64 { return m.ID })
+	for _, id := range ids {
+		w, g := wm[id], gm[id]
 		switch {
-		case w == nil && g != nil:
-			out = append(out, fmt.Sprintf("milestone %d: quoted out of the forecast, is %s", id, bandText(g.P10, g.P50, g.P80, g.PDue)))
-		case w != nil && g == nil:
-			out = append(out, fmt.Sprintf("milestone %d: quoted %s, is out of the forecast", id, bandText(w.P10, w.P50, w.P80, w.PDue)))
-		case w != nil && !SameMilestoneForecast(w, g):
-			out = append(out, fmt.Sprintf("milestone %d %s: quoted %s, is %s", id, g.Title,
-				bandText(w.P10, w.P50, w.P80, w.PDue), bandText(g.P10, g.P50, g.P80, g.PDue)))
-		}
-	}
-	for id, g := range gotM {
-		if _, ok := wantM[id]; !ok {
+		case w == nil:
 			out = append(out, fmt.Sprintf("milestone %d: not quoted, is %s", id, bandText(g.P10, g.P50, g.P80, g.PDue)))
+		case g == nil:
+			out = append(out, fmt.Sprintf("milestone %d: quoted %s, is out of the forecast", id, bandText(w.P10, w.P50, w.P80, w.PDue)))
+		case !SameMilestoneForecast(w, g):
+			out = append(out, fmt.Sprintf("milestone %d %s: quoted %s slack %v, is %s slack %v", id, g.Title,
+				bandText(w.P10, w.P50, w.P80, w.PDue), w.SlackDays, bandText(g.P10, g.P50, g.P80, g.PDue), g.SlackDays))
 		}
 	}
-	number := func(n int64) int64 {
-		if f, ok := filed[n]; ok {
-			return f
+	renumbered := slices.Clone(want.Issues)
+	for k := range renumbered {
+		if n, ok := filed[renumbered[k].Number]; ok {
+			renumbered[k].Number = n
 		}
-		return n
 	}
-	wantI := map[int64]*IssueForecast{}
-	for i := range before.Issues {
-		wantI[before.Issues[i].Number] = &before.Issues[i]
-	}
-	for _, d := range r.Issues {
-		wantI[number(d.Number)] = d.After
-	}
-	gotI := map[int64]*IssueForecast{}
-	for i := range after.Issues {
-		gotI[after.Issues[i].Number] = &after.Issues[i]
-	}
-	for n, w := range wantI {
-		g := gotI[n]
+	nums, wi, gi := pairByKey(renumbered, got.Issues, func(i *IssueForecast) int64 { return i.Number })
+	for _, n := range nums {
+		w, g := wi[n], gi[n]
 		switch {
-		case w == nil && g != nil:
-			out = append(out, fmt.Sprintf("#%d: quoted out of the forecast, is %s", n, bandText(g.P10, g.P50, g.P80, -1)))
-		case w != nil && g == nil:
-			out = append(out, fmt.Sprintf("#%d: quoted %s, is out of the forecast", n, bandText(w.P10, w.P50, w.P80, -1)))
-		case w != nil && !SameIssueForecast(w, g):
-			out = append(out, fmt.Sprintf("#%d: quoted %s, is %s", n, bandText(w.P10, w.P50, w.P80, -1), bandText(g.P10, g.P50, g.P80, -1)))
-		}
-	}
-	for n, g := range gotI {
-		if _, ok := wantI[n]; !ok {
+		case w == nil:
 			out = append(out, fmt.Sprintf("#%d: not quoted, is %s", n, bandText(g.P10, g.P50, g.P80, -1)))
+		case g == nil:
+			out = append(out, fmt.Sprintf("#%d: quoted %s, is out of the forecast", n, bandText(w.P10, w.P50, w.P80, -1)))
+		case !SameIssueForecast(w, g):
+			out = append(out, fmt.Sprintf("#%d: quoted %s %s, is %s %s", n, bandText(w.P10, w.P50, w.P80, -1), w.Unschedulable,
+				bandText(g.P10, g.P50, g.P80, -1), g.Unschedulable))
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

@@ -15,8 +15,9 @@ import (
 // work. This file holds the function and the rules that choose the plan.
 
 // Plan is what a forecast is computed on besides the mirror. AsOf is the
-// hour it starts from (scheduler.AsOf); Planned is who the first forecast of
-// that hour gave each unassigned issue, kept by every forecast of the hour.
+// hour it starts from (scheduler.AsOf); Planned is who each unassigned
+// issue went to when a forecast of that hour first planned it, kept by
+// every later forecast of the hour.
 type Plan struct {
 	AsOf    time.Time        `json:"asOf"`
 	Planned map[int64]string `json:"planned,omitempty"`
@@ -83,12 +84,13 @@ func (f *Forecaster) forecast(st projectState, plan Plan, now time.Time, doneBy 
 	if err != nil {
 		return planned{}, fmt.Errorf("forecast %s: %w", st.project.FullName(), err)
 	}
-	if plan.fresh {
-		// The forecast decided who picks up what; its input, and so its
-		// hash, says so as a later forecast on this plan will.
-		plan = Plan{AsOf: plan.AsOf, Planned: out.forecast.Planned()}
-		m.input.Planned = plan.Planned
-	}
+	// The plan goes on with every choice this forecast made: those it was
+	// given and those it made for unassigned issues new to the plan, which
+	// then stay put too. Its input, and so its hash, says so as the next
+	// forecast on the plan will (the same choices, given, forecast the
+	// same).
+	plan = Plan{AsOf: plan.AsOf, Planned: out.forecast.Planned()}
+	m.input.Planned = plan.Planned
 	out.model, out.plan, out.hash = m, plan, inputsHash(m)
 	return out, nil
 }

@@ -25,6 +25,10 @@ import (
 type Quote struct {
 	scheduler.WhatIfResult
 	PlanVersion int64
+	// Before and After are the whole forecasts compared (After is what the
+	// first snapshot after the change will hold); zero when no change was
+	// asked for.
+	Before, After scheduler.Forecast `json:"-"`
 }
 
 // WhatIf forecasts the project's mirror as it is now with and without
@@ -61,7 +65,7 @@ func (f *Forecaster) WhatIf(ctx context.Context, projectID int64, changes func(s
 		return Quote{}, err
 	}
 	res := scheduler.DiffForecasts(before, after.forecast, after.model.input, proposed)
-	return Quote{WhatIfResult: res, PlanVersion: version}, nil
+	return Quote{WhatIfResult: res, PlanVersion: version, Before: before, After: after.forecast}, nil
 }
 
 // baseline is the forecast of base: the snapshot's own when it was made

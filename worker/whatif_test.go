@@ -232,7 +232,7 @@ func (s *quoteStack) check(what string, q Quote, filed map[int64]int64) []Snapsh
 	all := s.snapshots()
 	fresh := all[len(before):]
 	s.t.Logf("%s: %s", what, q.Consequence)
-	if miss := q.Mismatches(before[len(before)-1].Forecast, fresh[0].Forecast, filed); len(miss) > 0 {
+	if miss := scheduler.ForecastMismatches(q.After, fresh[0].Forecast, filed); len(miss) > 0 {
 		s.t.Errorf("%s: the quote %q did not come true:\n%s", what, q.Consequence, strings.Join(miss, "\n"))
 	}
 	return fresh

@@ -513,13 +513,19 @@ an XL; the webhook reaches CommiTea and the launch's cone moves on the dashboard
 or two:
   curl -s -H 'Authorization: token %s' -H 'Content-Type: application/json' %s/api/v1/repos/%s/issues/%d/labels -d '{"labels":["est/xl"]}'
 
-MCP client configuration (e.g. .mcp.json):
+MCP client configuration (e.g. .mcp.json), over HTTP, or over stdio through 'commitea mcp'
+(go install ./cmd/commitea first):
 {
   "mcpServers": {
     "commitea": {
       "type": "http",
       "url": "%s/mcp",
       "headers": { "Authorization": "Bearer %s" }
+    },
+    "commitea-stdio": {
+      "command": "commitea",
+      "args": ["mcp"],
+      "env": { "COMMITEA_URL": "%s", "COMMITEA_TOKEN": "%s" }
     }
   }
 }
@@ -535,7 +541,7 @@ Press Ctrl-C to stop.
 		tool("record_directive", fmt.Sprintf(`{"kind":"reprioritize","quote":"The launch comes first: make this urgent.","target":{"issue":%d},"params":{"priority":0}}`, b.Issue)),
 		tool("capture_work", `{"braindump":"Customers want CSV export of invoices, and the export must respect team permissions."}`),
 		b.ForgeIssue, b.ForgeToken, b.Forge, b.Project, b.ForgeIssue,
-		base, token)
+		base, token, base, token)
 }
 
 // shellDatabaseURL is the demo database's URL as a quoted shell word; a

@@ -35,7 +35,7 @@ func main() {
 	// kills a shutdown that hangs.
 	go func() { <-ctx.Done(); stop() }()
 
-	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	err := m.Run(ctx, os.Args[1:])
 	err = errors.Join(err, m.Close())
 	stop()
@@ -48,6 +48,7 @@ func main() {
 // Main is one run of the commitea command. Its I/O and environment are
 // injected so tests can run it in-process.
 type Main struct {
+	Stdin  io.Reader // read only by mcp, which speaks MCP on it
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
@@ -101,6 +102,7 @@ func (m *Main) commands() []command {
 		{"demo", "run everything against a built-in forge with a generated project", m.runDemo},
 		{"tool", "call a tool of a running instance: tool NAME '{json}'", m.runTool},
 		{"ask", "ask Reginald, the assistant of a running instance: ask \"question\"", m.runAsk},
+		{"mcp", "speak MCP on stdio, relayed to a running instance (--read-only: /mcp/readonly)", m.runMCP},
 		{"standup", "print today's standup of a project (--dry-run: without storing it)", m.runStandup},
 		{"backtest", "replay history and score past forecasts (flags passed through)", m.runBacktest},
 		{"usage", "print language-model usage and today's budgets", m.runUsage},
@@ -114,6 +116,9 @@ func (m *Main) commands() []command {
 func (m *Main) Run(ctx context.Context, args []string) error {
 	if m.Getenv == nil {
 		m.Getenv = func(string) string { return "" }
+	}
+	if m.Stdin == nil {
+		m.Stdin = strings.NewReader("")
 	}
 	if m.Stdout == nil {
 		m.Stdout = io.Discard

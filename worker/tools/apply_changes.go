@@ -645,6 +645,18 @@ func (b *batch) consequence(ctx context.Context) string {
 	return q.Consequence
 }
 
+// QuoteOps is the what-if apply_changes quotes for a batch of ops on the
+// project ("" names the only one) as it stands now: the consequence it
+// would answer, with the whole forecasts it compares. Nothing is validated
+// or written; callers that propose batches (and tests) quote them with it.
+func (s *Service) QuoteOps(ctx context.Context, project string, ops []Op) (worker.Quote, error) {
+	p, err := s.project(project)
+	if err != nil {
+		return worker.Quote{}, err
+	}
+	return s.whatIf(ctx, p.ID, func(in scheduler.Input) []scheduler.Change { return opsChanges(in, ops, nil, nil) })
+}
+
 // opsChanges turns ops into the engine's hypothetical changes, leaving out
 // ops already done or filed (a retry) and those the engine's input makes
 // moot (a dependency that is not there to remove, an issue the engine does

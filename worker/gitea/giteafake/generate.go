@@ -35,6 +35,12 @@ type Project struct {
 	Now time.Time
 	// Team works the history; default DemoTeam().
 	Team []Person
+	// HistoryDays is how far back the history reaches; default 365.
+	HistoryDays int
+	// Backlog, when set, is how many issues wait in each milestone's
+	// backlog (half as many without a milestone, and as many untouched
+	// reports), for small projects; default the demo's 16 to 22.
+	Backlog int
 }
 
 // Person is one generated team member: how fast they work against the
@@ -268,6 +274,9 @@ func generate(base *state, p Project, serverURL string) error {
 	// History: each person works one issue at a time on their calendar,
 	// with untracked time (meetings, reviews) between issues.
 	start := now.AddDate(-1, 0, 0)
+	if p.HistoryDays > 0 {
+		start = now.AddDate(0, 0, -p.HistoryDays)
+	}
 	for k, person := range p.Team {
 		c := cals[k]
 		t := c.advance(start, rng.Float64()*10)
@@ -374,6 +383,16 @@ func generate(base *state, p Project, serverURL string) error {
 		{1, 16, []string{"p/0", "p/1", "p/1"}}, {2, 22, []string{"p/1", "p/2", "p/2"}},
 		{3, 22, []string{"p/2", "p/2", "p/3"}}, {4, 20, []string{"p/2", "p/3", "p/3"}}, {0, 8, []string{"p/3"}},
 	}
+	reports := 9
+	if p.Backlog > 0 {
+		for k := range backlog {
+			backlog[k].n = p.Backlog
+			if backlog[k].milestone == 0 {
+				backlog[k].n = max(1, p.Backlog/2)
+			}
+		}
+		reports = max(1, p.Backlog/2)
+	}
 	for _, b := range backlog {
 		for j := range b.n {
 			size := pickSize()
@@ -396,7 +415,7 @@ func generate(base *state, p Project, serverURL string) error {
 			open = append(open, it)
 		}
 	}
-	for range 9 {
+	for range reports {
 		it := &generatedItem{title: "Report: " + strings.ToLower(title()) + " misbehaves", created: now.Add(-time.Duration(2+rng.IntN(20*24)) * time.Hour)}
 		it.updated = it.created
 		it.body = "Something is off here; nobody has looked yet."
