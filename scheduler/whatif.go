@@ -512,8 +512,8 @@ func milestoneMove(now time.Time, d MilestoneDelta) string {
 	case a == nil:
 		return fmt.Sprintf("%s leaves the forecast", d.Title)
 	case DateOf(b.P80) != DateOf(a.P80):
-		s := fmt.Sprintf("%s p80 moves %s → %s (%s working days)", d.Title,
-			shortDate(now, b.P80), shortDate(now, a.P80), signed(d.P80ShiftDays))
+		s := fmt.Sprintf("%s p80 moves %s → %s (%s)", d.Title,
+			shortDate(now, b.P80), shortDate(now, a.P80), workingDays(d.P80ShiftDays))
 		if !a.Due.IsZero() {
 			s += "; slack " + signedDays(a.SlackDays)
 		}
@@ -584,6 +584,15 @@ func signed(x float64) string {
 }
 
 func signedDays(x float64) string { return signed(x) + "d" }
+
+// workingDays prints a signed count of working days, "+1 working day" or
+// "−3 working days".
+func workingDays(x float64) string {
+	if math.Abs(x) == 1 {
+		return signed(x) + " working day"
+	}
+	return signed(x) + " working days"
+}
 
 // cloneInput deep-copies everything a what-if may change, so the caller's
 // input stays untouched.
