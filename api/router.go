@@ -139,6 +139,7 @@ func NewRouter(cfg Config) http.Handler {
 func mountTools(r chi.Router, cfg Config) {
 	a := newAuthenticator(cfg.Tokens)
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
+	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/openapi.json", openAPI(cfg))
 	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
 	// POST /v1/ask is Reginald under a path of its own; it is the ask tool,
 	// served only when the registry declares it.
