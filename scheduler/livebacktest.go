@@ -29,6 +29,32 @@ package scheduler
 // the latest cut-off at least Lead (default 14 days) before its
 // completion, or else the earliest cut-off that forecast it: "p80 came true
 // on N of the last M milestones".
+//
+// On a generated project whose team works the way the forecast plans
+// (giteafake.Project.Planned, seed 1; effort = nominal × the person's speed
+// × lognormal σ 0.35; TestLiveBacktestGeneratedProject, 400 trials):
+//
+//	            cutoffs items |   p50   p80   p90  width pinball | b.p50 b.p80 b.p90 b.pinb
+//	items            20   419 | 0.530 0.795 0.878   1.23    1.16 | 0.617 0.715 0.770   2.01
+//	milestones       18    31 | 0.677 0.871 0.968   0.95    2.48 | 0.290 0.484 0.516   7.94
+//	people-less       8   156 | 0.750 0.904 0.987   3.60    8.22 | 0.571 0.712 0.756   2.56
+//
+// and p80 came true on 7 of its 7 past releases. Milestones run late
+// (p50 covers two thirds) because the schedule keeps one plan of who takes
+// each unassigned issue in every trial (see Run: it keeps more work from
+// ever making anything earlier), while a team rebalances: whoever frees up
+// first takes the next issue on the durations that actually happen. With
+// 24 unassigned est/m issues among 6 people (σ 0.35) Run's milestone p50
+// is 42 working hours, the fixed round-robin plan's 41.7, a rebalancing
+// team's 38.7, which finishes by Run's p50 79% of the time and by its p80
+// 96%; the gap grows with issues per person and σ. The people-less replay
+// of the same history is late and wide (its p50 covers three quarters),
+// and on the demo project (not Planned) the live replay is early (p50
+// 0.26, p80 0.34): the demo's team idles up to 14 working hours between
+// issues, files issues up to 30 days ahead and works them in its own
+// order at random priorities, and never touches the backlog it was given
+// (filed up to 120 days back, launch work at p/0–p/1), all of which the
+// planned forecast cannot know.
 
 import (
 	"cmp"

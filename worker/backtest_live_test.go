@@ -144,3 +144,64 @@ func TestLiveBacktestGeneratedProject(t *testing.T) {
 		t.Errorf("milestone pinball loss %.2f, baseline's %.2f", l.Milestones.PinballLoss, l.Milestones.Baseline.PinballLoss)
 	}
 }
+
+// TestReplayAtNowIsTheRecompute: the project read back from its history as
+// of now forecasts exactly what the recompute does, through the same path:
+// what the replay sees at a cut-off is what a recompute then would have.
+func TestReplayAtNowIsTheRecompute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	_, pool := storetest.NewDB(t)
+	fake, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 2, Now: now, HistoryDays: 150}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return now }
+	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: clock}
+	if err := s.Backfill(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 300, People: generatedPeople(t, giteafake.DemoTeam(), now), Now: clock}
+	var versions []store.IssueVersion
+	st, err := loadProjectState(ctx, pool, p.ID, func(tx store.Tx) error {
+		var err error
+		versions, err = store.IssueHistory(ctx, tx, p.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := freshPlan(scheduler.AsOf(now))
+	live, err := f.forecast(st, plan, now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := f.forecast(atCutoff(st, versions, now), plan, now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(live.forecast)
+	b, _ := json.Marshal(replayed.forecast)
+	if string(a) != string(b) {
+		for k := range live.forecast.Issues {
+			if k < len(replayed.forecast.Issues) && live.forecast.Issues[k] != replayed.forecast.Issues[k] {
+				t.Errorf("issue forecast differs:\nlive     %+v\nreplayed %+v", live.forecast.Issues[k], replayed.forecast.Issues[k])
+				break
+			}
+		}
+		t.Fatalf("the replay at now forecasts differently from the recompute (%d and %d issues)", len(live.forecast.Issues), len(replayed.forecast.Issues))
+	}
+	if len(live.forecast.Issues) == 0 {
+		t.Fatal("nothing forecast")
+	}
+}
