@@ -279,6 +279,21 @@ type calibrationData struct {
 	// Coverage rows compare the calibrated forecast with the throughput
 	// baseline on the same cut-offs.
 	Coverage []coverageRow
+	// Live is set when the coverage is the replay of the live model;
+	// Milestones and Record then score the milestones closed since, and
+	// PeopleLess is the people-less replay's line, for comparison.
+	Live           bool
+	Cutoffs, Items int // of the coverage shown
+	Milestones     []coverageRow
+	Record         []milestoneRecordRow
+	Kept80         int
+	PeopleLess     string
+}
+
+type milestoneRecordRow struct {
+	Title, ForecastAt, P80, Completed string
+	Open                              int
+	Kept                              bool
 }
 
 type coverageRow struct {
@@ -300,13 +315,31 @@ func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot,
 	data.ByPersonBias = slices.SortedFunc(slices.Values(data.ByPersonBias), byMult)
 	if b := s.Backtest; b != nil {
 		pct := func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" }
-		f, base := b.BacktestScore, b.Baseline
-		data.Coverage = []coverageRow{
-			{"finished by p50", "50%", pct(f.P50Coverage), pct(base.P50Coverage)},
-			{"finished by p80", "80%", pct(f.P80Coverage), pct(base.P80Coverage)},
-			{"finished by p90", "90%", pct(f.P90Coverage), pct(base.P90Coverage)},
-			{"median width (p90 − p10) / p50", "narrower is sharper", fmt.Sprintf("%.2f", f.MedianRelWidth), fmt.Sprintf("%.2f", base.MedianRelWidth)},
-			{"pinball loss, days", "lower is better", fmt.Sprintf("%.1f", f.PinballLoss), fmt.Sprintf("%.1f", base.PinballLoss)},
+		rows := func(f, base scheduler.BacktestScore) []coverageRow {
+			return []coverageRow{
+				{"finished by p50", "50%", pct(f.P50Coverage), pct(base.P50Coverage)},
+				{"finished by p80", "80%", pct(f.P80Coverage), pct(base.P80Coverage)},
+				{"finished by p90", "90%", pct(f.P90Coverage), pct(base.P90Coverage)},
+				{"median width (p90 − p10) / p50", "narrower is sharper", fmt.Sprintf("%.2f", f.MedianRelWidth), fmt.Sprintf("%.2f", base.MedianRelWidth)},
+				{"pinball loss, days", "lower is better", fmt.Sprintf("%.1f", f.PinballLoss), fmt.Sprintf("%.1f", base.PinballLoss)},
+			}
+		}
+		data.Coverage = rows(b.BacktestScore, b.Baseline)
+		data.Cutoffs, data.Items = b.Cutoffs, b.Items
+		if l := b.Live; l != nil && l.Items.Items > 0 {
+			data.Live = true
+			data.Coverage = rows(l.Items.BacktestScore, l.Items.Baseline)
+			data.Cutoffs, data.Items = l.Items.Cutoffs, l.Items.Items
+			if l.Milestones.Items > 0 {
+				data.Milestones = rows(l.Milestones.BacktestScore, l.Milestones.Baseline)
+			}
+			for _, r := range l.Record {
+				data.Record = append(data.Record, milestoneRecordRow{Title: r.Title, ForecastAt: r.ForecastAt.Format(time.DateOnly), Open: r.Open,
+					P80: r.P80.Format(time.DateOnly), Completed: r.Completed.Format(time.DateOnly), Kept: r.P80Kept})
+			}
+			data.Kept80 = l.P80Kept
+			data.PeopleLess = fmt.Sprintf("finished by p80 %s (baseline %s), pinball loss %.1f days (baseline %.1f) over %d issue forecasts",
+				pct(b.P80Coverage), pct(b.Baseline.P80Coverage), b.PinballLoss, b.Baseline.PinballLoss, b.Items)
 		}
 	}
 	return "Calibration", data, nil

@@ -118,7 +118,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations,
 		Sessions: endedSessionsListed, Log: m.logger, Now: m.now})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now,
+		Forecaster: engine})
 	// One model router for the tools and the standups: one budget, one
 	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
 	languageModels, err := m.modelRouter(cfg, pool)
