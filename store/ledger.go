@@ -80,10 +80,16 @@ func AppendDirective(ctx context.Context, q DBTX, d Directive) (int64, error) {
 	if status == "" {
 		status = DirectivePending
 	}
+	// A zero CreatedAt is the database's now(); the tools pass their own
+	// clock, so a ledger entry and its applied_at read on one clock.
+	var created *time.Time
+	if !d.CreatedAt.IsZero() {
+		created = &d.CreatedAt
+	}
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at, negotiated_by, predicted, applied_counter)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt, d.NegotiatedBy,
+	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at, negotiated_by, created_at, predicted, applied_counter)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()), $14, $15) RETURNING id`,
+		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt, d.NegotiatedBy, created,
 		nullJSON(d.Predicted), d.AppliedCounter).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("append directive to project %d: %w", d.ProjectID, err)
