@@ -167,6 +167,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env["COMMITEA_FORECAST_TRIALS"] = "100000"
 	env["COMMITEA_STALE_WORKING_DAYS"] = "4"
 	env["COMMITEA_MAX_BODY_BYTES"] = "4096"
+	env["COMMITEA_MAX_BUFFERED_BYTES"] = "65536"
 	env["COMMITEA_LOG_FORMAT"] = "json"
 	env["COMMITEA_LOG_LEVEL"] = "warn"
 	env["COMMITEA_CALENDAR_HOURS_PER_DAY"] = "5.5"
@@ -205,7 +206,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	want.Projects = []string{"acme/widgets", "acme/gadgets"}
 	want.Database.URL = Secret(env["DATABASE_URL"])
 	want.Gitea = GiteaConfig{URL: "http://gitea:3000", Token: "gitea-token-abcdef0123456789", WebhookSecret: "webhook-secret-0123456789"}
-	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096, MetricsToken: "metrics-token-0123456789"}
+	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096, MaxBufferedBytes: 65536, MetricsToken: "metrics-token-0123456789"}
 	want.Log = LogConfig{Format: "json", Level: "warn"}
 	want.Reconcile.Interval = 2 * time.Minute
 	want.Retention = RetentionConfig{Deliveries: 48 * time.Hour, Conversations: 720 * time.Hour}
