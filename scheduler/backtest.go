@@ -44,6 +44,15 @@ package scheduler
 // after the cut-off: ln(d90) = ln(d50) + (z90/z80)·(ln(d80) − ln(d50)), with
 // z the standard normal quantiles, i.e. the finish delay read as lognormal.
 //
+// Sets: at each cut-off the issues open then and created within SetWindow
+// (default 28 days, a four-week milestone) before it, when there are at
+// least MinSetSize (2) of them, form a milestone-shaped set, scored by the
+// date the last of them was done. The calibrated forecast gives the set a
+// milestone and reads its finish from the milestone's exact 21-point CDF
+// (p10, p50, p80, p90 at 10%, 50%, 80%, 90%); the baseline answers how long
+// until the team completes that many issues at its resampled throughput.
+// BacktestResult.Sets scores them like items (Items counts sets).
+//
 // Scores, over every (cut-off, open issue) pair: coverage of pXX is the
 // share of issues resolved on or before their pXX date; the relative width
 // of a range is (p90 − p10) / (p50 − cut-off), reported as the median; the
@@ -103,6 +112,11 @@ type BacktestOptions struct {
 	Forecaster Forecaster
 	// Calibration tunes the per-cut-off fit.
 	Calibration CalibrationOptions
+	// SetWindow and MinSetSize shape the milestone-like sets scored at each
+	// cut-off: the open issues created within SetWindow before it (default
+	// 28 days), when there are at least MinSetSize (default 2) of them.
+	SetWindow  time.Duration
+	MinSetSize int
 }
 
 func (o BacktestOptions) withDefaults() BacktestOptions {
@@ -128,6 +142,12 @@ func (o BacktestOptions) withDefaults() BacktestOptions {
 	if o.Forecaster == nil {
 		o.Forecaster = defaultForecaster
 	}
+	if o.SetWindow <= 0 {
+		o.SetWindow = 28 * day
+	}
+	if o.MinSetSize <= 0 {
+		o.MinSetSize = 2
+	}
 	return o
 }
 
@@ -147,8 +167,18 @@ type BacktestScore struct {
 }
 
 // BacktestResult is the calibrated forecast's score with the throughput-only
-// baseline's on the same cut-offs.
+// baseline's on the same cut-offs, for single issues and for sets.
 type BacktestResult struct {
+	BacktestScore
+	Baseline BacktestScore `json:"baseline"`
+	// Sets scores milestone-shaped sets of issues by the date the last one
+	// was done; its Items counts sets. Zero when no cut-off had one.
+	Sets BacktestSets `json:"sets,omitzero"`
+}
+
+// BacktestSets is the calibrated forecast's and the baseline's score on
+// sets of issues.
+type BacktestSets struct {
 	BacktestScore
 	Baseline BacktestScore `json:"baseline"`
 }
@@ -201,12 +231,24 @@ func (s *BacktestScore) merge(o BacktestScore) {
 func PoolBacktests(results []BacktestResult) BacktestResult {
 	var out BacktestResult
 	for _, r := range results {
-		out.BacktestScore.merge(r.BacktestScore)
-		out.Baseline.merge(r.Baseline)
+		out.merge(r)
 	}
-	out.BacktestScore.finish()
-	out.Baseline.finish()
+	out.finish()
 	return out
+}
+
+func (r *BacktestResult) merge(o BacktestResult) {
+	r.BacktestScore.merge(o.BacktestScore)
+	r.Baseline.merge(o.Baseline)
+	r.Sets.BacktestScore.merge(o.Sets.BacktestScore)
+	r.Sets.Baseline.merge(o.Sets.Baseline)
+}
+
+func (r *BacktestResult) finish() {
+	r.BacktestScore.finish()
+	r.Baseline.finish()
+	r.Sets.BacktestScore.finish()
+	r.Sets.Baseline.finish()
 }
 
 // BacktestCutoffs lists the cut-off dates Backtest would use on items.
@@ -264,19 +306,29 @@ func Backtest(items []HistoryItem, opts BacktestOptions) (BacktestResult, error)
 	if len(cutoffs) == 0 {
 		return res, errors.New("backtest: the history is too short for any cut-off")
 	}
-	// Cut-offs are independent: score them on every core, then merge in
-	// cut-off order so the result does not depend on scheduling.
-	type cutoffScore struct {
-		got, base BacktestScore
-		err       error
+	scores, err := backtestCutoffs(items, cutoffs, opts)
+	if err != nil {
+		return res, err
 	}
-	scores := make([]cutoffScore, len(cutoffs))
+	for _, sc := range scores {
+		res.merge(sc)
+	}
+	res.finish()
+	return res, nil
+}
+
+// backtestCutoffs scores every cut-off on its own, unfinished, in cut-off
+// order. Cut-offs are independent: they run on every core, and the result
+// does not depend on scheduling.
+func backtestCutoffs(items []HistoryItem, cutoffs []time.Time, opts BacktestOptions) ([]BacktestResult, error) {
+	scores := make([]BacktestResult, len(cutoffs))
+	errs := make([]error, len(cutoffs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(cutoffs)) {
 		wg.Go(func() {
 			for ci := range next {
-				scores[ci].got, scores[ci].base, scores[ci].err = backtestCutoff(items, cutoffs[ci], ci, opts)
+				scores[ci], errs[ci] = backtestCutoff(items, cutoffs[ci], ci, opts)
 			}
 		})
 	}
@@ -285,41 +337,72 @@ func Backtest(items []HistoryItem, opts BacktestOptions) (BacktestResult, error)
 	}
 	close(next)
 	wg.Wait()
-	for ci, sc := range scores {
-		if sc.err != nil {
-			return res, fmt.Errorf("backtest cut-off %s: %w", cutoffs[ci].Format(time.DateOnly), sc.err)
+	for ci, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("backtest cut-off %s: %w", cutoffs[ci].Format(time.DateOnly), err)
 		}
-		res.BacktestScore.merge(sc.got)
-		res.Baseline.merge(sc.base)
 	}
-	res.BacktestScore.finish()
-	res.Baseline.finish()
-	return res, nil
+	return scores, nil
 }
 
-// backtestCutoff forecasts and scores the work open at one cut-off.
-func backtestCutoff(items []HistoryItem, c time.Time, ci int, opts BacktestOptions) (got, base BacktestScore, err error) {
+// setAt is the milestone-shaped set scored at c: the issues open at c,
+// created within window before it and resolved since (an issue never
+// resolved leaves the set without an outcome, so there is none); nil when
+// fewer than minSize.
+func setAt(items []HistoryItem, c time.Time, window time.Duration, minSize int) []int64 {
+	var set []int64
+	for _, it := range items {
+		if isOpenAt(it, c) && it.Created.After(c.Add(-window)) {
+			if it.Resolved.IsZero() {
+				return nil
+			}
+			set = append(set, it.Number)
+		}
+	}
+	if len(set) < minSize {
+		return nil
+	}
+	return set
+}
+
+// backtestCutoff forecasts and scores the work open at one cut-off, and
+// its set (setAt) by the date its last issue was done.
+func backtestCutoff(items []HistoryItem, c time.Time, ci int, opts BacktestOptions) (BacktestResult, error) {
+	var res BacktestResult
 	seed := opts.Seed*1_000_003 + uint64(ci)
 	cal, team := calibrateAt(items, c, opts.Calibration)
-	fc, err := forecastAt(items, c, cal, team, opts.Forecaster, opts.Trials, seed)
+	set := setAt(items, c, opts.SetWindow, opts.MinSetSize)
+	fc, setQ, err := forecastAt(items, c, cal, team, set, opts.Forecaster, opts.Trials, seed)
 	if err != nil {
-		return got, base, err
+		return res, err
 	}
-	bl := baselineAt(items, c, opts.Trials, seed)
-	got.Cutoffs, base.Cutoffs = 1, 1
+	bl, counts := baselineAt(items, c, opts.Trials, seed)
+	res.Cutoffs, res.Baseline.Cutoffs = 1, 1
+	days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
 	for _, it := range items {
 		if !isOpenAt(it, c) || it.Resolved.IsZero() {
 			continue
 		}
-		actual := it.Resolved.Sub(c).Hours() / 24
+		actual := days(it.Resolved)
 		if q, ok := fc[it.Number]; ok {
-			got.add(q, actual)
+			res.add(q, actual)
 		}
 		if q, ok := bl[it.Number]; ok {
-			base.add(q, actual)
+			res.Baseline.add(q, actual)
 		}
 	}
-	return got, base, nil
+	if set != nil && setQ != nil {
+		last := 0.0
+		for _, it := range items {
+			if slices.Contains(set, it.Number) {
+				last = math.Max(last, days(it.Resolved))
+			}
+		}
+		res.Sets.Cutoffs, res.Sets.Baseline.Cutoffs = 1, 1
+		res.Sets.add(*setQ, last)
+		res.Sets.Baseline.add(baselineCount(counts, len(set), opts.Trials, seed), last)
+	}
+	return res, nil
 }
 
 // teamAt is the modelled team at a cut-off: k people whose hours are
@@ -423,8 +506,12 @@ func historySize(it HistoryItem) Size {
 	return best
 }
 
-// forecastAt runs the calibrated forecast of the work open at c.
-func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, error) {
+// setMilestone is the milestone id forecastAt gives a cut-off's set.
+const setMilestone = 1
+
+// forecastAt runs the calibrated forecast of the work open at c, and of
+// set's last finish (nil when set is empty).
+func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, set []int64, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, *itemQuantiles, error) {
 	in := Input{Now: c, Calibration: cal}
 	// Processor sharing: one modelled worker per open issue, each with
 	// its share of the team's hours.
@@ -432,6 +519,9 @@ func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, 
 	workerCal := Calendar{HoursPerDay: 6 * share, WorkingDays: [7]bool{false, true, true, true, true, true, false}, Location: time.UTC}
 	for p := range max(1, team.open) {
 		in.People = append(in.People, Person{Login: fmt.Sprintf("share%04d", p+1), Calendar: workerCal})
+	}
+	if len(set) > 0 {
+		in.Milestones = []Milestone{{ID: setMilestone, Title: "set"}}
 	}
 	for _, it := range items {
 		if !isOpenAt(it, c) {
@@ -441,23 +531,33 @@ func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, 
 		// the shared hours it has had so far spent.
 		iss := Issue{Number: it.Number, Title: it.ID, State: Steeping, Estimate: historySize(it), Priority: DefaultPriority, Labels: it.Labels}
 		iss.SpentHours = team.spent[it.Number]
+		if slices.Contains(set, it.Number) {
+			iss.Milestone = setMilestone
+		}
 		in.Issues = append(in.Issues, iss)
 	}
 	fc, err := run(in, Options{Trials: trials, Seed: seed, Workers: 1})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
 	out := make(map[int64]itemQuantiles, len(fc.Issues))
 	for _, f := range fc.Issues {
 		if f.Unschedulable != "" || f.P50.IsZero() {
 			continue
 		}
-		days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
 		q := itemQuantiles{p10: days(f.P10), p50: days(f.P50), p80: days(f.P80)}
 		q.p90 = extendToP90(q.p50, q.p80)
 		out[f.Number] = q
 	}
-	return out, nil
+	var setQ *itemQuantiles
+	for _, m := range fc.Milestones {
+		// The set's quantiles are exact: its CDF holds every 5%.
+		if m.ID == setMilestone && !m.Quantiles[18].IsZero() {
+			setQ = &itemQuantiles{p10: days(m.Quantiles[2]), p50: days(m.Quantiles[10]), p80: days(m.Quantiles[16]), p90: days(m.Quantiles[18])}
+		}
+	}
+	return out, setQ, nil
 }
 
 // extendToP90 reads the delay after the cut-off as lognormal through p50

@@ -80,8 +80,8 @@ func TestBacktestSeesOnlyThePast(t *testing.T) {
 	if !reflect.DeepEqual(cal, cal2) || !reflect.DeepEqual(team, team2) {
 		t.Error("the calibration at a cut-off depends on what happened after it")
 	}
-	base := baselineAt(items, c, 200, 1)
-	base2 := baselineAt(future, c, 200, 1)
+	base, _ := baselineAt(items, c, 200, 1)
+	base2, _ := baselineAt(future, c, 200, 1)
 	if !reflect.DeepEqual(base, base2) {
 		t.Error("the baseline at a cut-off depends on what happened after it")
 	}
@@ -99,7 +99,7 @@ func TestBacktestTooShort(t *testing.T) {
 func TestBaselineQueueOrder(t *testing.T) {
 	items := generatedHistory(200, 2)
 	c := items[120].Created.Add(time.Hour)
-	q := baselineAt(items, c, 500, 3)
+	q, _ := baselineAt(items, c, 500, 3)
 	var prev itemQuantiles
 	first := true
 	for _, it := range items {
@@ -142,5 +142,55 @@ func TestPoolBacktests(t *testing.T) {
 	}
 	if p.MedianRelWidth != 1.5 {
 		t.Errorf("width %v, want (4-1)/2", p.MedianRelWidth)
+	}
+}
+
+// Sets: the open issues created in the trailing window, scored by their
+// last finish against the baseline's time to complete that many.
+func TestBacktestScoresSets(t *testing.T) {
+	items := generatedHistory(400, 1)
+	opts := BacktestOptions{Trials: 300, Every: 21 * 24 * time.Hour}
+	res, err := Backtest(items, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutoffs := BacktestCutoffs(items, opts)
+	withSet := 0
+	for _, c := range cutoffs {
+		if set := setAt(items, c, 28*24*time.Hour, 2); set != nil {
+			withSet++
+			for _, n := range set {
+				it := items[n-1]
+				if !isOpenAt(it, c) || !it.Created.After(c.Add(-28*24*time.Hour)) {
+					t.Fatalf("issue %d in the set at %s: created %s resolved %s", n, c, it.Created, it.Resolved)
+				}
+			}
+		}
+	}
+	s := res.Sets
+	if withSet < 5 || s.Items != withSet || s.Cutoffs != withSet || s.Baseline.Items != withSet {
+		t.Fatalf("%d cut-offs with a set; scored %+v / baseline %+v", withSet, s.BacktestScore, s.Baseline)
+	}
+	for _, sc := range []BacktestScore{s.BacktestScore, s.Baseline} {
+		if !(sc.P50Coverage <= sc.P80Coverage && sc.P80Coverage <= sc.P90Coverage) || sc.PinballLoss <= 0 || sc.MedianRelWidth <= 0 {
+			t.Errorf("incoherent set score %+v", sc)
+		}
+	}
+	if none := setAt(items, cutoffs[0], 28*24*time.Hour, 1000); none != nil {
+		t.Errorf("a set of %d below the minimum size", len(none))
+	}
+}
+
+// The baseline's set answer is the n-th finish of its resampling: more
+// issues never take less time.
+func TestBaselineCount(t *testing.T) {
+	counts := []int{0, 2, 3, 5, 1}
+	prev := itemQuantiles{}
+	for n := 1; n <= 30; n += 7 {
+		q := baselineCount(counts, n, 500, 3)
+		if !(q.p10 <= q.p50 && q.p50 <= q.p80 && q.p80 <= q.p90) || q.p50 < prev.p50 || q.p90 < prev.p90 {
+			t.Errorf("n=%d: %+v after %+v", n, q, prev)
+		}
+		prev = q
 	}
 }

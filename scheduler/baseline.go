@@ -6,7 +6,9 @@ package scheduler
 // trial resample those counts week after week until the open queue, ordered
 // by creation, is used up; the k-th issue finishes in the week the running
 // total reaches k, placed linearly within that week. It knows nothing of
-// estimates, work in progress or people.
+// estimates, work in progress or people. For a set of n issues it answers
+// the same question the way such tools do: how long until the team
+// completes n issues (the n-th finish of the same resampling).
 
 import (
 	"math/rand/v2"
@@ -18,8 +20,9 @@ import (
 const baselineMaxWeeks = 520
 
 // baselineAt forecasts the work open at c from throughput alone; issues
-// without a resolution are part of the queue but not returned.
-func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[int64]itemQuantiles {
+// without a resolution are part of the queue but not returned. It also
+// returns the weekly counts it resampled.
+func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) (map[int64]itemQuantiles, []int) {
 	week := 7 * 24 * time.Hour
 	firstResolved := time.Time{}
 	var queue []int64 // ordered by creation: items are numbered so
@@ -33,7 +36,7 @@ func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[i
 	}
 	slices.Sort(queue)
 	if len(queue) == 0 || firstResolved.IsZero() {
-		return nil
+		return nil, nil
 	}
 	var counts []int
 	for w := 0; w < 52; w++ {
@@ -65,9 +68,32 @@ func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) map[i
 	for i, num := range queue {
 		d := days[i]
 		slices.Sort(d)
-		out[num] = itemQuantiles{p10: quantileSorted(d, 0.1), p50: quantileSorted(d, 0.5), p80: quantileSorted(d, 0.8), p90: quantileSorted(d, 0.9)}
+		out[num] = sortedQuantiles(d)
 	}
-	return out
+	return out, counts
+}
+
+func sortedQuantiles(d []float64) itemQuantiles {
+	return itemQuantiles{p10: quantileSorted(d, 0.1), p50: quantileSorted(d, 0.5), p80: quantileSorted(d, 0.8), p90: quantileSorted(d, 0.9)}
+}
+
+// baselineCount is the baseline's answer for a set of n issues: how long
+// until the team, at its resampled weekly throughput, completes n issues,
+// whichever they are.
+func baselineCount(counts []int, n, trials int, seed uint64) itemQuantiles {
+	if len(counts) == 0 || n == 0 {
+		return itemQuantiles{}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5e75))
+	d := make([]float64, trials)
+	for t := range trials {
+		resampleWeeks(counts, rng, n, func(k int, days float64) bool {
+			d[t] = days
+			return true
+		})
+	}
+	slices.Sort(d)
+	return sortedQuantiles(d)
 }
 
 // resampleWeeks runs one trial of the baseline over a queue of issues:

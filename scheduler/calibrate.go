@@ -32,6 +32,18 @@ package scheduler
 // in turn on what the earlier terms leave, so a slow person is not read as a
 // slow label. Groups with fewer than 2 samples get no bias.
 //
+// Work closed too fast to have been work is not a sample (PlausibleSample):
+// an issue whose actual effort is under MinEffortMinutes (default 5) of
+// working time, or under MinEffortShare (default 1/64, about the prior's
+// 2.5 sigma below its centre) of its nominal hours, was closed on sight, in
+// bulk or by an import, and says nothing about how fast the team works. Such
+// samples are dropped before the window and the fit and counted in
+// Calibration.Implausible. What is left still cannot make the team
+// arbitrarily fast or slow: the multiplier stays within MultiplierBound(n)
+// of the prior (a factor of 4 at 10 samples, widening as √(n/10): 8 at 40,
+// about 40 at 1,000), so a history that is mostly noise moves the forecast
+// a bounded way and a long, consistent one says what it measured.
+//
 // With fewer than MinSamples (default 10) samples the calibration is a cold
 // start: the priors below, derived from public estimate-versus-actual data
 // (see priorGlobalMultiplier), stand in for mu and sigma; samples already
@@ -90,6 +102,11 @@ type CalibrationOptions struct {
 	// SigmaPriorWeight is how many samples the prior sigma counts as when
 	// a wider measured sigma is pooled towards it; default 100.
 	SigmaPriorWeight float64
+	// MinEffortMinutes and MinEffortShare set the least effort a sample
+	// must show to count as work (see PlausibleSample); defaults 5 minutes
+	// and 1/64 of the nominal hours.
+	MinEffortMinutes float64
+	MinEffortShare   float64
 }
 
 func (o CalibrationOptions) withDefaults() CalibrationOptions {
@@ -108,6 +125,12 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	if o.SigmaPriorWeight <= 0 {
 		o.SigmaPriorWeight = 100
 	}
+	if o.MinEffortMinutes <= 0 {
+		o.MinEffortMinutes = 5
+	}
+	if o.MinEffortShare <= 0 {
+		o.MinEffortShare = 1.0 / 64
+	}
 	return o
 }
 
@@ -116,8 +139,13 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 	opts = opts.withDefaults()
 	usable := make([]Sample, 0, len(samples))
+	implausible := 0
 	for _, s := range samples {
-		if s.NominalHours > 0 && s.ActualHours > 0 && !math.IsInf(s.ActualHours, 0) && !math.IsNaN(s.ActualHours) {
+		switch {
+		case !(s.NominalHours > 0) || math.IsInf(s.NominalHours, 0) || math.IsNaN(s.ActualHours) || math.IsInf(s.ActualHours, 0):
+		case !PlausibleSample(s, opts):
+			implausible++
+		default:
 			usable = append(usable, s)
 		}
 	}
@@ -137,7 +165,7 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 		usable = usable[:n]
 	}
 
-	cal := Calibration{N: len(usable), ByLabelBias: []Bias{}, ByPersonBias: []Bias{}}
+	cal := Calibration{N: len(usable), Implausible: implausible, ByLabelBias: []Bias{}, ByPersonBias: []Bias{}}
 	logs := make([]float64, len(usable))
 	for i, s := range usable {
 		logs[i] = math.Log(s.ActualHours / s.NominalHours)
@@ -154,6 +182,9 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 		return cal
 	}
 	mu := median(logs)
+	if b := math.Log(MultiplierBound(len(logs))); math.Abs(mu-math.Log(priorGlobalMultiplier)) > b {
+		mu = math.Log(priorGlobalMultiplier) + math.Copysign(b, mu-math.Log(priorGlobalMultiplier))
+	}
 	resid := make([]float64, len(logs))
 	for i := range logs {
 		resid[i] = logs[i] - mu
@@ -180,6 +211,22 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 		cal.Sigma = 0.05
 	}
 	return cal
+}
+
+// PlausibleSample reports whether a done issue's effort is plausibly work:
+// at least opts.MinEffortMinutes of working time and opts.MinEffortShare of
+// its nominal hours (defaults when zero). The live calibration and both
+// backtests reach it through Calibrate, so one rule decides what is a
+// sample everywhere.
+func PlausibleSample(s Sample, opts CalibrationOptions) bool {
+	opts = opts.withDefaults()
+	return s.ActualHours >= opts.MinEffortMinutes/60 && s.ActualHours >= opts.MinEffortShare*s.NominalHours
+}
+
+// MultiplierBound is how far, as a factor either way, n samples may move
+// the global multiplier from the prior's: 4·√(n/10), at least 4.
+func MultiplierBound(n int) float64 {
+	return 4 * math.Sqrt(math.Max(1, float64(n)/10))
 }
 
 // pooledSigma pools a measured sigma wider than the prior's towards it, as

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -204,5 +205,62 @@ func TestCalendarHonoursHolidaysAndTimeOff(t *testing.T) {
 	c := Calendar{HoursPerDay: 5, Holidays: []time.Time{mon}, TimeOff: []DateRange{{From: mon.AddDate(0, 0, 2), To: mon.AddDate(0, 0, 3)}}}
 	if got := calendarWorkingHours(c, mon, mon.AddDate(0, 0, 7)); got != 10 {
 		t.Errorf("week with a holiday and two days off: %v hours, want 10", got)
+	}
+}
+
+// Bulk closes and imports closed within a minute of filing are not work:
+// with four of them for every genuine issue the team is not read as
+// infinitely fast, in the live currency (samples) or the replay's (a
+// history through the backtest's calibration).
+func TestCalibrateIgnoresWorkClosedTooFastToBeWork(t *testing.T) {
+	genuine := lognormalSamples(100, math.Log(1.3), 0.6, 21)
+	mixed := append([]Sample(nil), genuine...)
+	for i := range 400 {
+		mixed = append(mixed, Sample{
+			Number: int64(1000 + i), NominalHours: []float64{1, 3, 8, 20, 40}[i%5],
+			ActualHours: 0.25 / 60, // a minute of wall-clock time on a 6-hour day
+			FinishedAt:  genuine[i%len(genuine)].FinishedAt,
+		})
+	}
+	want, got := Calibrate(genuine, CalibrationOptions{}), Calibrate(mixed, CalibrationOptions{})
+	if r := got.GlobalMultiplier / want.GlobalMultiplier; r < 1/1.5 || r > 1.5 {
+		t.Errorf("samples: multiplier %.3f with the quick closes, %.3f without", got.GlobalMultiplier, want.GlobalMultiplier)
+	}
+	if got.Implausible != 400 || got.N != want.N {
+		t.Errorf("implausible %d, n %d; want 400 and %d", got.Implausible, got.N, want.N)
+	}
+
+	items := generatedHistory(300, 5)
+	var withQuick []HistoryItem
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, it := range items {
+		withQuick = append(withQuick, it)
+		for range 4 {
+			at := it.Created.Add(time.Duration(rng.Float64() * float64(24*time.Hour)))
+			withQuick = append(withQuick, HistoryItem{ID: "Q", Created: at, Resolved: at.Add(time.Duration(rng.IntN(60)) * time.Second), StoryPoints: []float64{1, 2, 3, 5, 8}[rng.IntN(5)]})
+		}
+	}
+	slices.SortStableFunc(withQuick, func(a, b HistoryItem) int { return a.Created.Compare(b.Created) })
+	for i := range withQuick {
+		withQuick[i].Number = int64(i + 1)
+	}
+	c := items[250].Created
+	wantCal, _ := calibrateAt(items, c, CalibrationOptions{})
+	gotCal, _ := calibrateAt(withQuick, c, CalibrationOptions{})
+	if r := gotCal.GlobalMultiplier / wantCal.GlobalMultiplier; r < 1/1.5 || r > 1.5 || gotCal.Implausible < 3*wantCal.N {
+		t.Errorf("history: multiplier %.3f with the quick closes (%d left out), %.3f without", gotCal.GlobalMultiplier, gotCal.Implausible, wantCal.GlobalMultiplier)
+	}
+	t.Logf("samples: %.3f vs %.3f; history: %.3f vs %.3f (n %d, %d left out)", got.GlobalMultiplier, want.GlobalMultiplier, gotCal.GlobalMultiplier, wantCal.GlobalMultiplier, gotCal.N, gotCal.Implausible)
+}
+
+// The multiplier moves from the prior by at most MultiplierBound(n),
+// which widens with the evidence.
+func TestCalibrateBoundsTheMultiplier(t *testing.T) {
+	fast := Calibrate(lognormalSamples(20, math.Log(1e-3*64), 0.1, 4), CalibrationOptions{MinEffortShare: 1e-9, MinEffortMinutes: 1e-9})
+	if want := priorGlobalMultiplier / MultiplierBound(20); math.Abs(fast.GlobalMultiplier-want) > 1e-9 {
+		t.Errorf("20 samples at 0.064: multiplier %.4f, want the bound %.4f", fast.GlobalMultiplier, want)
+	}
+	if !(MultiplierBound(10) == 4 && MultiplierBound(1000) > MultiplierBound(40) && MultiplierBound(40) == 8) {
+		t.Errorf("bounds %v %v %v", MultiplierBound(10), MultiplierBound(40), MultiplierBound(1000))
 	}
 }

@@ -33,7 +33,11 @@
 // A sample is a done, non-discarded issue that carries an estimate; actual
 // effort is tracked time, else the working hours in steeping/in_review
 // shared equally among the assignee's concurrent issues
-// (SharedWorkingHours). ln(actual/nominal) = mu + label bias + person bias +
+// (SharedWorkingHours). Work closed too fast to have been work (under 5
+// working minutes or 1/64 of the nominal hours: bulk closes, imports,
+// duplicates closed on sight) is not a sample (PlausibleSample; counted in
+// Calibration.Implausible), and the multiplier stays within
+// MultiplierBound(n) = 4·√(n/10) (at least 4) of the prior either way. ln(actual/nominal) = mu + label bias + person bias +
 // e is fitted over the last year of samples (at most 1,000): mu = median,
 // sigma = 1.4826·MAD, pooled towards the prior's 1.63 as if it were 100
 // samples when wider (a wide spread from few issues is mostly bulk closures
@@ -219,7 +223,9 @@
 // share it has had; p90 extends p50→p80 lognormally. Scores: coverage of
 // p50/p80/p90, median relative width (p90−p10)/(p50−cutoff), and pinball
 // loss in days. The baseline resamples weekly throughput over the open queue
-// in creation order, as common forecasting tools do.
+// in creation order, as common forecasting tools do. Milestone-shaped sets
+// (the open issues created in the 28 days before a cut-off) are scored by
+// their last finish, against the baseline's time to complete that many.
 //
 // On the shared Jira histories (400 trials, seed 1; "b." is the baseline):
 //

@@ -174,13 +174,18 @@ func TestRealDataPriors(t *testing.T) {
 		len(perPoint), math.Exp(median(perPoint)), 1.4826*mad(perPoint))
 }
 
-// writeBacktestTable prints one row per history.
+// writeBacktestTable prints one row per history, items then sets.
 func writeBacktestTable(w io.Writer, names []string, rs []BacktestResult) {
-	fmt.Fprintf(w, "%-10s %7s %6s | %5s %5s %5s %6s %8s | %5s %5s %5s %6s %8s\n", "history", "cutoffs", "items", "p50", "p80", "p90", "width", "pinball", "b.p50", "b.p80", "b.p90", "b.wid", "b.pinb")
-	for i, r := range rs {
-		b := r.Baseline
-		fmt.Fprintf(w, "%-10s %7d %6d | %5.3f %5.3f %5.3f %6.2f %8.1f | %5.3f %5.3f %5.3f %6.2f %8.1f\n", names[i], r.Cutoffs, r.Items,
-			r.P50Coverage, r.P80Coverage, r.P90Coverage, r.MedianRelWidth, r.PinballLoss,
-			b.P50Coverage, b.P80Coverage, b.P90Coverage, b.MedianRelWidth, b.PinballLoss)
+	for _, kind := range []string{"items", "sets"} {
+		fmt.Fprintf(w, "%-10s %7s %6s | %5s %5s %5s %6s %8s | %5s %5s %5s %6s %8s\n", kind, "cutoffs", kind, "p50", "p80", "p90", "width", "pinball", "b.p50", "b.p80", "b.p90", "b.wid", "b.pinb")
+		for i, r := range rs {
+			s, b := r.BacktestScore, r.Baseline
+			if kind == "sets" {
+				s, b = r.Sets.BacktestScore, r.Sets.Baseline
+			}
+			fmt.Fprintf(w, "%-10s %7d %6d | %5.3f %5.3f %5.3f %6.2f %8.1f | %5.3f %5.3f %5.3f %6.2f %8.1f\n", names[i], s.Cutoffs, s.Items,
+				s.P50Coverage, s.P80Coverage, s.P90Coverage, s.MedianRelWidth, s.PinballLoss,
+				b.P50Coverage, b.P80Coverage, b.P90Coverage, b.MedianRelWidth, b.PinballLoss)
+		}
 	}
 }

@@ -138,7 +138,10 @@ type Bias struct {
 // Calibration is the fitted effort model: ln(actual/nominal) =
 // ln(GlobalMultiplier) + ln(label bias) + ln(person bias) + e, e ~ N(0, Sigma²).
 type Calibration struct {
-	N                int     `json:"n"`
+	N int `json:"n"`
+	// Implausible counts the done issues left out as closed too fast to
+	// have been work (PlausibleSample).
+	Implausible      int     `json:"implausible,omitempty"`
 	ColdStart        bool    `json:"coldStart"`
 	GlobalMultiplier float64 `json:"globalMultiplier"`
 	Sigma            float64 `json:"sigma"`

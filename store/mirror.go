@@ -50,6 +50,7 @@ func queueIssueUpsert(b *pgx.Batch, projectID int64, w IssueWrite) {
 	b.Queue(upsertIssueSQL, projectID, i.Number, i.GiteaID, i.IsPull, cleanText(i.Title), cleanText(i.Body),
 		cleanText(i.State), labels, i.Milestone, assignees, cleanText(i.Author), cleanText(i.Ref), i.CreatedAt, i.UpdatedAt, i.ClosedAt, i.DueDate, i.Merged,
 		refs, activity, cleanText(w.Delivery))
+	queueVersion(b, projectID, i.Number, versionSource(w.Delivery), nil)
 }
 
 // UpsertIssues writes issue rows in one round trip.
@@ -85,6 +86,7 @@ func DeleteIssue(ctx context.Context, q DBTX, projectID, number int64) error {
 	b.Queue(`DELETE FROM comments WHERE project_id = $1 AND issue = $2`, projectID, number)
 	b.Queue(`DELETE FROM tracked_times WHERE project_id = $1 AND issue = $2`, projectID, number)
 	b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, projectID, number)
+	b.Queue(`DELETE FROM issue_history WHERE project_id = $1 AND number = $2`, projectID, number)
 	return runBatch(ctx, q, b, fmt.Sprintf("delete issue %d", number))
 }
 
@@ -163,27 +165,28 @@ func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, de
 		b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
 			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	}
+	queueVersion(b, projectID, issue, VersionSync, nil)
 	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
 }
 
 // AddDependency records one dependency; adding one twice is harmless.
 func AddDependency(ctx context.Context, q DBTX, projectID int64, d Dependency) error {
-	_, err := q.Exec(ctx, `INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
 		ON CONFLICT DO NOTHING`, projectID, d.Issue, d.DependsOn, cleanText(d.DependsOnRepo))
-	if err != nil {
-		return fmt.Errorf("add dependency %d -> %d: %w", d.Issue, d.DependsOn, err)
-	}
-	return nil
+	now := time.Now()
+	queueVersion(b, projectID, d.Issue, VersionWrite, &now)
+	return runBatch(ctx, q, b, fmt.Sprintf("add dependency %d -> %d", d.Issue, d.DependsOn))
 }
 
 // RemoveDependency forgets one dependency.
 func RemoveDependency(ctx context.Context, q DBTX, projectID int64, d Dependency) error {
-	_, err := q.Exec(ctx, `DELETE FROM dependencies WHERE project_id = $1 AND issue = $2 AND depends_on = $3 AND depends_on_repo = $4`,
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2 AND depends_on = $3 AND depends_on_repo = $4`,
 		projectID, d.Issue, d.DependsOn, cleanText(d.DependsOnRepo))
-	if err != nil {
-		return fmt.Errorf("remove dependency %d -> %d: %w", d.Issue, d.DependsOn, err)
-	}
-	return nil
+	now := time.Now()
+	queueVersion(b, projectID, d.Issue, VersionWrite, &now)
+	return runBatch(ctx, q, b, fmt.Sprintf("remove dependency %d -> %d", d.Issue, d.DependsOn))
 }
 
 // UpsertTrackedTimes records tracked time entries.
@@ -262,4 +265,11 @@ func runBatch(ctx context.Context, q DBTX, b *pgx.Batch, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

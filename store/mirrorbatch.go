@@ -32,6 +32,7 @@ func (m *MirrorBatch) DeleteIssue(number int64) {
 	m.b.Queue(`DELETE FROM comments WHERE project_id = $1 AND issue = $2`, m.projectID, number)
 	m.b.Queue(`DELETE FROM tracked_times WHERE project_id = $1 AND issue = $2`, m.projectID, number)
 	m.b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, m.projectID, number)
+	m.b.Queue(`DELETE FROM issue_history WHERE project_id = $1 AND number = $2`, m.projectID, number)
 }
 
 // Label queues a label upsert.

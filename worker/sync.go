@@ -12,6 +12,7 @@ import (
 
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/history"
 )
 
 // GiteaReader is what backfill and reconcile read from Gitea.
@@ -142,6 +143,9 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 					return err
 				}
 				if err := store.ReplaceTimeline(ctx, tx, p.ID, r.Number, details[k].timeline); err != nil {
+					return err
+				}
+				if err := store.ReplaceIssueHistory(ctx, tx, p.ID, r.Number, history.FromTimeline(r, details[k].deps, details[k].timeline)); err != nil {
 					return err
 				}
 				if s.Replayer != nil && !r.IsPull {

@@ -22,6 +22,12 @@ that date), the median relative width (p90-p10)/(p50-cutoff), and the pinball
 loss (mean quantile loss over p50/p80/p90, in days). The same figures are
 printed for a throughput-only Monte Carlo baseline on the same cut-offs.
 
+Sets (JSON "sets", the same fields; "items" counts sets): at each cut-off,
+the open issues created in the 28 days before it, when there are at least
+two, scored like a milestone by the date the last of them was done. The
+baseline answers the same question from throughput alone: how long until
+the team completes that many issues.
+
 CSV layouts (chosen by the header row):
 
   CommiTea's own, columns by name in any order:
@@ -113,4 +119,8 @@ func writeBacktestTable(w io.Writer, res scheduler.BacktestResult) {
 	}
 	row("calibrated schedule", res.BacktestScore)
 	row("throughput baseline", res.Baseline)
+	if res.Sets.Items > 0 {
+		row("sets: calibrated", res.Sets.BacktestScore)
+		row("sets: baseline", res.Sets.Baseline)
+	}
 }

@@ -55,6 +55,20 @@ func TestBacktestCommandJSON(t *testing.T) {
 	if got["cutoffs"].(float64) < 5 {
 		t.Errorf("only %v cut-offs", got["cutoffs"])
 	}
+	// Sets carry the same fields as items; items counts sets.
+	sets, _ := got["sets"].(map[string]any)
+	for _, k := range []string{"cutoffs", "items", "p50Coverage", "p80Coverage", "p90Coverage", "medianRelWidth", "pinballLoss", "baseline"} {
+		if _, ok := sets[k]; !ok {
+			t.Errorf("sets lack %q:\n%s", k, out)
+		}
+	}
+	if n, _ := sets["items"].(float64); n < 3 || n > got["cutoffs"].(float64) {
+		t.Errorf("%v sets over %v cut-offs", sets["items"], got["cutoffs"])
+	}
+	setBase, _ := sets["baseline"].(map[string]any)
+	if _, ok := setBase["pinballLoss"]; !ok {
+		t.Errorf("sets' baseline lacks pinballLoss:\n%s", out)
+	}
 }
 
 func TestBacktestCommandTable(t *testing.T) {
@@ -63,7 +77,7 @@ func TestBacktestCommandTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"calibrated schedule", "throughput baseline", "p80"} {
+	for _, want := range []string{"calibrated schedule", "throughput baseline", "p80", "sets: calibrated", "sets: baseline"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
