@@ -27,7 +27,7 @@ func askStack(t *testing.T, small *modeltest.Server) *httptest.Server {
 	base := tools.NewService(s.pool, []store.Project{s.project}, quietLog()).Registry()
 	router, _, _ := modeltest.Router(t, small, nil)
 	r := &reginald.Reginald{Tools: base, Models: router, Pool: s.pool, Log: quietLog(), Now: func() time.Time { return toolNow }}
-	srv := httptest.NewServer(NewRouter(Config{Tools: reginald.Registry(base, r), Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: reginald.Registry(base, r), Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	return srv
 }

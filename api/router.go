@@ -159,6 +159,7 @@ func mountTools(r chi.Router, cfg Config, budget *byteBudget) {
 	a := newAuthenticator(cfg.Tokens)
 	bodies := toolBodies{limit: maxToolBodyBytes, timeout: cfg.ToolReadTimeout, budget: budget}
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
+	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/openapi.json", openAPI(cfg))
 	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools, bodies))
 	// POST /v1/ask is Reginald under a path of its own; it is the ask tool,
 	// served only when the registry declares it.
