@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +35,7 @@ func newCaptureToolStack(t *testing.T, router tools.ModelRouter) toolStack {
 	}
 	svc := tools.NewService(pool, []store.Project{p}, quietLog())
 	svc.Models, svc.Write = router, tools.WriteConfig{Engine: f}
-	srv := httptest.NewServer(NewRouter(Config{Tools: svc.Registry(), Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: svc.Registry(), Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	return toolStack{pool: pool, project: p, srv: srv}
 }

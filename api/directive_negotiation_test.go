@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func newNegotiationToolStack(t *testing.T, router tools.ModelRouter) toolStack {
 	svc := tools.NewService(pool, []store.Project{p}, quietLog())
 	svc.Models = router
 	svc.Write = tools.WriteConfig{Engine: f, Now: func() time.Time { return toolNow }}
-	srv := httptest.NewServer(NewRouter(Config{Tools: svc.Registry(), Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: svc.Registry(), Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	return toolStack{pool: pool, project: p, srv: srv}
 }

@@ -97,7 +97,7 @@ func modelFacing(t *testing.T, endpoint string) (names []string, compact [][]byt
 
 func TestToolListBudgetAndSnapshot(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(NewRouter(Config{Tools: servedRegistry(), Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: servedRegistry(), Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	names, compact := modelFacing(t, srv.URL+"/mcp")
 
@@ -207,7 +207,7 @@ func TestToolAnnotations(t *testing.T) {
 			}
 		}
 	}
-	srv := httptest.NewServer(NewRouter(Config{Tools: servedRegistry(), Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: servedRegistry(), Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	check(t, srv.URL, want)
 

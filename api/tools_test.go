@@ -96,7 +96,7 @@ func newToolStack(t *testing.T, recompute bool) toolStack {
 		}
 	}
 	reg := tools.NewService(pool, []store.Project{p}, quietLog()).Registry()
-	srv := httptest.NewServer(NewRouter(Config{Tools: reg, Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: reg, Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	return toolStack{pool: pool, project: p, srv: srv}
 }

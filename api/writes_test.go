@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +66,7 @@ func writeStack(t *testing.T, small, big *modeltest.Server) (toolStack, *giteafa
 			registry = reginald.Registry(registry, r)
 		}
 	}
-	srv := httptest.NewServer(NewRouter(Config{Tools: registry, PMState: svc.PMStateMarkdown, Tokens: testTokens, Version: "test", Log: quietLog()}))
+	srv := toolServer(t, Config{Tools: registry, PMState: svc.PMStateMarkdown, Tokens: testTokens, Version: "test", Log: quietLog()})
 	t.Cleanup(srv.Close)
 	fake.ResetRequests()
 	return toolStack{pool: pool, project: p, srv: srv}, fake

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -23,19 +22,41 @@ const doneWindow = 14 * 24 * time.Hour
 
 // card is one issue on the board or a milestone page.
 type card struct {
-	Number    int64
-	Title     string
-	Assignee  string
-	Estimate  string
-	Priority  int
-	Milestone string
-	Flags     []flag
-	P50, P80  time.Time
-	Critical  float64
+	Number      int64
+	Title       string
+	Assignee    string
+	Assignees   []string
+	Labels      []string
+	Estimate    string
+	Priority    int
+	Milestone   string
+	MilestoneID int64
+	Flags       []flag
+	P50, P80    time.Time
+	Critical    float64
 }
 
-// flag is a badge on a card; Kind picks its colour.
-type flag struct{ Kind, Text string }
+// flag is a badge on a card; Kind picks its colour, Key names it in the
+// board's flag filter.
+type flag struct{ Kind, Text, Key string }
+
+// Flag keys, as the board's flag filter names them.
+const (
+	flagBlocked       = "blocked"
+	flagStale         = "stale"
+	flagNoEstimate    = "no-estimate"
+	flagUnschedulable = "unschedulable"
+	flagDiscarded     = "discarded"
+	flagHard          = "hard"
+	flagNew           = "new"
+	flagLikely        = "unassigned"
+)
+
+// flagFilters are the board's flag filter choices, in menu order.
+var flagFilters = []struct{ Key, Name string }{
+	{flagBlocked, "blocked"}, {flagStale, "stale"}, {flagNoEstimate, "no estimate"}, {flagUnschedulable, "unschedulable"},
+	{flagHard, "deadline/hard"}, {flagLikely, "unassigned, likely taker"}, {flagNew, "new since the forecast"}, {flagDiscarded, "discarded"},
+}
 
 type column struct {
 	State scheduler.State
@@ -46,6 +67,11 @@ type column struct {
 type boardData struct {
 	Columns []column
 	Counts  map[string]int
+	Filter  boardFilter
+	Options boardChoices
+	// Shown is how many cards pass the filter, of Total.
+	Shown, Total int
+	Legend       []legendEntry
 }
 
 var columnNames = []struct {
@@ -82,43 +108,43 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 	out := make([]card, 0, len(rows))
 	for _, r := range rows {
 		size, prio, hard := scheduler.ParseLabels(r.Labels)
-		c := card{Number: r.Number, Title: r.Title, Estimate: string(size), Priority: prio}
+		c := card{Number: r.Number, Title: r.Title, Estimate: string(size), Priority: prio, Labels: r.Labels, Assignees: r.Assignees}
 		if len(r.Assignees) > 0 {
 			c.Assignee = r.Assignees[0]
 		}
 		if r.Milestone != nil {
-			c.Milestone = titles[*r.Milestone]
+			c.Milestone, c.MilestoneID = titles[*r.Milestone], *r.Milestone
 		}
 		st, ok := status[r.Number]
 		if !ok {
-			c.Flags = append(c.Flags, flag{"info", "new since the last forecast"})
+			c.Flags = append(c.Flags, flag{"info", "new since the last forecast", flagNew})
 		}
 		if st.Blocked {
 			by := make([]string, 0, len(st.BlockedBy))
 			for _, n := range st.BlockedBy {
 				by = append(by, "#"+strconv.FormatInt(n, 10))
 			}
-			c.Flags = append(c.Flags, flag{"bad", "blocked by " + strings.Join(by, ", ")})
+			c.Flags = append(c.Flags, flag{"bad", "blocked by " + strings.Join(by, ", "), flagBlocked})
 		}
 		if st.Stale {
-			c.Flags = append(c.Flags, flag{"warn", "stale"})
+			c.Flags = append(c.Flags, flag{"warn", "stale", flagStale})
 		}
 		if st.MissingEstimate {
-			c.Flags = append(c.Flags, flag{"warn", "no estimate"})
+			c.Flags = append(c.Flags, flag{"warn", "no estimate", flagNoEstimate})
 		}
 		if st.Unschedulable != "" {
-			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable})
+			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable, flagUnschedulable})
 		}
 		if st.Discarded {
-			c.Flags = append(c.Flags, flag{"info", "discarded"})
+			c.Flags = append(c.Flags, flag{"info", "discarded", flagDiscarded})
 		}
 		if hard {
-			c.Flags = append(c.Flags, flag{"hard", "deadline/hard"})
+			c.Flags = append(c.Flags, flag{"hard", "deadline/hard", flagHard})
 		}
 		if f, ok := fc[r.Number]; ok {
 			c.P50, c.P80, c.Critical = f.P50, f.P80, f.CriticalFreq
 			if c.Assignee == "" && f.Assignee != "" && f.Unassigned {
-				c.Flags = append(c.Flags, flag{"info", "likely " + f.Assignee})
+				c.Flags = append(c.Flags, flag{"info", "likely " + f.Assignee, flagLikely})
 			}
 		}
 		out = append(out, c)
@@ -126,26 +152,32 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 	return out, status, rows, nil
 }
 
-func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, _ *http.Request) (string, any, error) {
+func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
 	cards, status, _, err := d.cards(ctx, p, s)
 	if err != nil {
 		return "", nil, err
 	}
+	f := boardFilterOf(r)
+	data := boardData{Filter: f, Counts: map[string]int{}, Total: len(cards)}
+	data.Options = boardOptions(s, cards)
 	cols := make([]column, len(columnNames))
 	idx := map[scheduler.State]int{}
 	for k, c := range columnNames {
 		cols[k] = column{State: c.state, Name: c.name}
 		idx[c.state] = k
 	}
-	counts := map[string]int{}
 	for _, c := range cards {
+		if !f.matches(c) {
+			continue
+		}
 		st := status[c.Number].State
 		if st == "" {
 			st = scheduler.Diagnosis
 		}
 		cols[idx[st]].Cards = append(cols[idx[st]].Cards, c)
-		for _, f := range c.Flags {
-			counts[f.Kind]++
+		data.Shown++
+		for _, fl := range c.Flags {
+			data.Counts[fl.Kind]++
 		}
 	}
 	for k := range cols {
@@ -158,7 +190,9 @@ func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, _ *
 	}
 	// Done, newest first.
 	slices.Reverse(cols[idx[scheduler.Done]].Cards)
-	return "Board", boardData{Columns: cols, Counts: counts}, nil
+	data.Columns = cols
+	data.Legend = legend
+	return "Board", data, nil
 }
 
 // runwayRow is one milestone on the runway.
@@ -309,69 +343,4 @@ func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot,
 		}
 	}
 	return "Calibration", data, nil
-}
-
-type kv struct{ Key, Value string }
-
-// record is one ledger or standup row, with its fields in a fixed order.
-type record struct {
-	Fields []kv
-	Text   string
-}
-
-type recordsData struct {
-	Exists  bool
-	Records []record
-}
-
-func recordFields(r store.Record, keys []string) []kv {
-	var out []kv
-	for _, k := range keys {
-		v, ok := r[k]
-		if !ok || v == nil {
-			continue
-		}
-		var s string
-		switch x := v.(type) {
-		case string:
-			s = x
-		default:
-			b, _ := json.Marshal(x)
-			s = string(b)
-		}
-		if s == "" || s == "{}" || s == "[]" {
-			continue
-		}
-		out = append(out, kv{k, s})
-	}
-	return out
-}
-
-func (d *Dashboard) directives(ctx context.Context, p store.Project, _ *snapshot, _ *http.Request) (string, any, error) {
-	recs, exists, err := store.LatestRecords(ctx, d.cfg.Pool, "directives", "created_at DESC, id DESC", p.ID, 100)
-	if err != nil {
-		return "", nil, err
-	}
-	data := recordsData{Exists: exists}
-	for _, r := range recs {
-		data.Records = append(data.Records, record{Fields: recordFields(r, []string{"created_at", "kind", "quote", "target", "params", "summary", "status", "caller", "applied_at"})})
-	}
-	return "Directives", data, nil
-}
-
-func (d *Dashboard) standup(ctx context.Context, p store.Project, _ *snapshot, _ *http.Request) (string, any, error) {
-	recs, exists, err := store.LatestRecords(ctx, d.cfg.Pool, "standups", "day DESC, id DESC", p.ID, 1)
-	if err != nil {
-		return "", nil, err
-	}
-	data := recordsData{Exists: exists}
-	for _, r := range recs {
-		text, _ := r["text"].(string)
-		keys := []string{"day", "created_at", "snapshot_version"}
-		if text == "" {
-			keys = append(keys, "content")
-		}
-		data.Records = append(data.Records, record{Fields: recordFields(r, keys), Text: text})
-	}
-	return "Latest standup", data, nil
 }
