@@ -30,12 +30,32 @@ type card struct {
 	Priority  int
 	Milestone string
 	Flags     []flag
-	P50, P80  time.Time
-	Critical  float64
+	// Keys are the card's flags as the design names them (boardFlags),
+	// for the board's flag filter.
+	Keys     []string
+	P50, P80 time.Time
+	Critical float64
+	// Age is started, open work's age in calendar days since it first
+	// started (the flow figures' work item age), 0 for other work.
+	Age int
 }
 
 // flag is a badge on a card; Kind picks its colour.
 type flag struct{ Kind, Text string }
+
+// boardFlags are the flags the board filters by (?flag=), in the
+// design's order, with what the filter link says.
+var boardFlags = []struct{ Key, Name string }{
+	{"blocked", "blocked"}, {"stale", "stale"}, {"missing_estimate", "unestimated"},
+	{"unschedulable", "unschedulable"}, {"aging", "aging"},
+}
+
+// flagFilter is one of boardFlags with the number of open cards carrying
+// it.
+type flagFilter struct {
+	Key, Name string
+	Count     int
+}
 
 type column struct {
 	State scheduler.State
@@ -46,6 +66,11 @@ type column struct {
 type boardData struct {
 	Columns []column
 	Counts  map[string]int
+	// Filters are the flag filters; Flag the one applied ("" for none),
+	// FlagError why the asked one was not.
+	Filters   []flagFilter
+	Flag      string
+	FlagError string
 }
 
 var columnNames = []struct {
@@ -79,6 +104,14 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 		fc[f.Number] = f
 	}
 	titles := milestoneTitles(s)
+	ages := map[int64]scheduler.WorkItemAge{}
+	var sle scheduler.SLE
+	if s.Flow != nil {
+		sle = s.Flow.SLE
+		for _, a := range s.Flow.Age {
+			ages[a.Number] = a
+		}
+	}
 	out := make([]card, 0, len(rows))
 	for _, r := range rows {
 		size, prio, hard := scheduler.ParseLabels(r.Labels)
@@ -99,15 +132,26 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 				by = append(by, "#"+strconv.FormatInt(n, 10))
 			}
 			c.Flags = append(c.Flags, flag{"bad", "blocked by " + strings.Join(by, ", ")})
+			c.Keys = append(c.Keys, "blocked")
 		}
 		if st.Stale {
 			c.Flags = append(c.Flags, flag{"warn", "stale"})
+			c.Keys = append(c.Keys, "stale")
 		}
 		if st.MissingEstimate {
 			c.Flags = append(c.Flags, flag{"warn", "no estimate"})
+			c.Keys = append(c.Keys, "missing_estimate")
 		}
 		if st.Unschedulable != "" {
 			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable})
+			c.Keys = append(c.Keys, "unschedulable")
+		}
+		if a, ok := ages[r.Number]; ok && st.State != scheduler.Done {
+			c.Age = a.Days
+		}
+		if st.Aging {
+			c.Flags = append(c.Flags, flag{"aging", fmt.Sprintf("aging: past the %d%% SLE of %d days", sle.Percentile, sle.Days)})
+			c.Keys = append(c.Keys, "aging")
 		}
 		if st.Discarded {
 			c.Flags = append(c.Flags, flag{"info", "discarded"})
@@ -126,10 +170,36 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 	return out, status, rows, nil
 }
 
-func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, _ *http.Request) (string, any, error) {
-	cards, status, _, err := d.cards(ctx, p, s)
+func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
+	all, status, _, err := d.cards(ctx, p, s)
 	if err != nil {
 		return "", nil, err
+	}
+	// The flag filter: the counts are of every open card, the columns
+	// hold only the cards with the asked flag.
+	data := boardData{Flag: r.URL.Query().Get("flag")}
+	known := data.Flag == ""
+	for _, f := range boardFlags {
+		ff := flagFilter{Key: f.Key, Name: f.Name}
+		for _, c := range all {
+			if slices.Contains(c.Keys, f.Key) && status[c.Number].State != scheduler.Done {
+				ff.Count++
+			}
+		}
+		data.Filters = append(data.Filters, ff)
+		known = known || f.Key == data.Flag
+	}
+	cards := all
+	if !known {
+		data.FlagError = fmt.Sprintf("%q is not a flag the board filters by; showing every card.", data.Flag)
+		data.Flag = ""
+	} else if data.Flag != "" {
+		cards = nil
+		for _, c := range all {
+			if slices.Contains(c.Keys, data.Flag) {
+				cards = append(cards, c)
+			}
+		}
 	}
 	cols := make([]column, len(columnNames))
 	idx := map[scheduler.State]int{}
@@ -158,7 +228,8 @@ func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, _ *
 	}
 	// Done, newest first.
 	slices.Reverse(cols[idx[scheduler.Done]].Cards)
-	return "Board", boardData{Columns: cols, Counts: counts}, nil
+	data.Columns, data.Counts = cols, counts
+	return "Board", data, nil
 }
 
 // runwayRow is one milestone on the runway.
