@@ -31,7 +31,8 @@ type dashboardPage struct {
 // dashboardPages are every page of the demo's dashboard. A new page adds a
 // line here; the test then checks it like the others.
 var dashboardPages = []dashboardPage{
-	{Path: "/", Charts: []string{".board .card"}},
+	{Path: "/", Charts: []string{".board .card", "nav.flags a"}},
+	{Path: "/?flag=aging", Charts: []string{".board .card .badge.aging"}},
 	{Path: "/runway", Charts: []string{"svg.runway .band", "svg.runway .due"}},
 	{Path: "/milestones/1", Charts: []string{"svg.cone .s-curve", "svg.cone .due"}},
 	{Path: "/milestones/2", Charts: []string{"svg.cone .s-curve"}},
