@@ -50,7 +50,7 @@ func postAsk(t *testing.T, srv *httptest.Server, secret, body string) (int, map[
 }
 
 // TestAskOverHTTPAndMCP: POST /v1/ask answers with the envelope; the same
-// tool is listed and callable over MCP, read-only included.
+// tool is listed and callable over MCP (not on the read-only endpoint).
 func TestAskOverHTTPAndMCP(t *testing.T) {
 	t.Parallel()
 	small := modeltest.NewOpenAI(t,
@@ -67,21 +67,20 @@ func TestAskOverHTTPAndMCP(t *testing.T) {
 	if c := small.Requests()[1].Messages; !strings.Contains(c[len(c)-1].Content, `<data tool="query_project">`) {
 		t.Errorf("tool result not delimited: %.100s", c[len(c)-1].Content)
 	}
-	for _, endpoint := range []string{"/mcp", "/mcp/readonly"} {
-		cs := mcpConnect(t, srv.URL+endpoint, readerSecret)
-		list, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, tl := range list.Tools {
-			found = found || tl.Name == "ask"
-		}
-		if !found {
-			t.Fatalf("%s does not list ask", endpoint)
-		}
+	// ask is listed on /mcp; /mcp/readonly serves query_project alone
+	// (TestReadOnlyEndpointIsReadOnly).
+	cs := mcpConnect(t, srv.URL+"/mcp", readerSecret)
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	cs := mcpConnect(t, srv.URL+"/mcp/readonly", readerSecret)
+	found := false
+	for _, tl := range list.Tools {
+		found = found || tl.Name == "ask"
+	}
+	if !found {
+		t.Fatal("/mcp does not list ask")
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: json.RawMessage(`{"question":"anything else?"}`)})
 	if err != nil || res.IsError {
 		t.Fatalf("mcp ask: %v %+v", err, res)

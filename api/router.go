@@ -135,7 +135,8 @@ func NewRouter(cfg Config) http.Handler {
 // mountTools serves the tools on both transports. Every route needs a
 // bearer token; the scope a call needs is checked per tool by the core
 // (read for query_project, write for the others, approve for an approved
-// batch), except /mcp/readonly, whose every tool is a read.
+// batch), except /mcp/readonly, which serves query_project only and calls
+// it with the read scope alone (readOnlyRunner).
 func mountTools(r chi.Router, cfg Config) {
 	a := newAuthenticator(cfg.Tokens)
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
@@ -150,7 +151,7 @@ func mountTools(r chi.Router, cfg Config) {
 		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
 	}
 	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
-	readOnly := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(t tools.Tool) bool { return t.Scope == tools.ScopeRead })
+	readOnly := mcpHandler(readOnlyRunner{cfg.Tools}, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
 	r.With(a.requireToken("")).Handle("/mcp", full)
 	r.With(a.requireToken(tools.ScopeRead)).Handle("/mcp/readonly", readOnly)
 }

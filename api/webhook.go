@@ -5,10 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/metrics"
@@ -52,6 +56,16 @@ func (h *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, CodeInvalidInput, "missing delivery id or event header", "")
 		return
 	}
+	if reason := badHeaderValue(id, maxDeliveryID); reason != "" {
+		metrics.DeliveryRefused("bad_delivery_id")
+		writeError(w, CodeInvalidInput, "delivery id "+reason, "")
+		return
+	}
+	if reason := badHeaderValue(event, maxEventName); reason != "" {
+		metrics.DeliveryRefused("bad_event")
+		writeError(w, CodeInvalidInput, "event name "+reason, "")
+		return
+	}
 	change, err := h.cfg.Decode(event, body)
 	if err != nil {
 		metrics.DeliveryRefused("malformed")
@@ -82,6 +96,28 @@ func validSignature(secret string, body []byte, sig string) bool {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
 	return hmac.Equal(got, mac.Sum(nil))
+}
+
+// Gitea's delivery ids are UUIDs and its event names short words; a
+// header beyond these bounds was not sent by a forge, and storing it would
+// make the deliveries table the attacker's.
+const (
+	maxDeliveryID = 200
+	maxEventName  = 100
+)
+
+// badHeaderValue says what is wrong with a delivery header value that will
+// be stored as text, or "" when nothing is.
+func badHeaderValue(v string, limit int) string {
+	switch {
+	case len(v) > limit:
+		return fmt.Sprintf("longer than %d bytes", limit)
+	case !utf8.ValidString(v):
+		return "not valid UTF-8"
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return "contains control characters"
+	}
+	return ""
 }
 
 func firstHeader(r *http.Request, names ...string) string {

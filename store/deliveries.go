@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -32,9 +34,13 @@ func InsertDeliveries(ctx context.Context, q DBTX, ds []Delivery) (map[string]bo
 	repos := make([]string, len(ds))
 	ignored := make([]string, len(ds))
 	payloads := make([][]byte, len(ds))
+	// Rows go in by id so two concurrent batches holding the same
+	// redelivered ids wait on each other instead of deadlocking.
+	ds = slices.Clone(ds)
+	slices.SortStableFunc(ds, func(a, b Delivery) int { return strings.Compare(a.ID, b.ID) })
 	for i, d := range ds {
-		ids[i], projects[i], events[i], actions[i] = d.ID, d.ProjectID, d.Event, d.Action
-		repos[i], ignored[i], payloads[i] = d.Repo, d.Ignored, d.Payload
+		ids[i], projects[i], events[i], actions[i] = d.ID, d.ProjectID, cleanText(d.Event), cleanText(d.Action)
+		repos[i], ignored[i], payloads[i] = cleanText(d.Repo), cleanText(d.Ignored), d.Payload
 	}
 	rows, err := q.Query(ctx, `
 		INSERT INTO deliveries (id, project_id, event, action, repo, ignored, payload)

@@ -55,7 +55,7 @@ ON CONFLICT (project_id, number, valid_from) DO UPDATE SET state = EXCLUDED.stat
 // queueVersion queues recording the issue's current row as a version; at
 // nil means the issue's updated_at.
 func queueVersion(b *pgx.Batch, projectID, number int64, source string, at *time.Time) {
-	b.Queue(recordVersionSQL, projectID, number, source, at)
+	b.Queue(recordVersionSQL, projectID, number, cleanText(source), at)
 }
 
 // versionSource names the source of a version written with delivery.
@@ -82,7 +82,7 @@ func ReplaceIssueHistory(ctx context.Context, q DBTX, projectID, number int64, v
 			ON CONFLICT (project_id, number, valid_from) DO UPDATE SET state = EXCLUDED.state, closed_at = EXCLUDED.closed_at,
 			labels = EXCLUDED.labels, milestone_id = EXCLUDED.milestone_id, assignees = EXCLUDED.assignees,
 			depends_on = EXCLUDED.depends_on, source = EXCLUDED.source`,
-			projectID, number, v.ValidFrom, v.State, v.ClosedAt, nonNil(v.Labels), v.Milestone, nonNil(v.Assignees), deps, v.Source)
+			projectID, number, v.ValidFrom, cleanText(v.State), v.ClosedAt, cleanTexts(v.Labels), v.Milestone, cleanTexts(v.Assignees), deps, cleanText(v.Source))
 	}
 	queueVersion(b, projectID, number, VersionSync, nil)
 	return runBatch(ctx, q, b, fmt.Sprintf("replace history of issue %d", number))

@@ -41,6 +41,13 @@ type Directive struct {
 	Status       string
 	CreatedAt    time.Time
 	AppliedAt    *time.Time
+	// Predicted is what was quoted when the directive was applied
+	// ([{milestone, title, before, after}]), Realized the band the first
+	// snapshot covering its writes showed ([{milestone, title, band}]);
+	// nil until each is recorded (migration 012).
+	Predicted  json.RawMessage
+	Realized   json.RawMessage
+	RealizedAt *time.Time
 }
 
 // AppendDirective adds a directive to the ledger and returns its id.
@@ -56,10 +63,16 @@ func AppendDirective(ctx context.Context, q DBTX, d Directive) (int64, error) {
 	if status == "" {
 		status = DirectivePending
 	}
+	// A zero CreatedAt is the database's now(); the tools pass their own
+	// clock, so a ledger entry and its applied_at read on one clock.
+	var created *time.Time
+	if !d.CreatedAt.IsZero() {
+		created = &d.CreatedAt
+	}
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at, negotiated_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
-		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt, d.NegotiatedBy).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO directives (project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, applied_at, negotiated_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now())) RETURNING id`,
+		d.ProjectID, d.Kind, d.Quote, target, nullJSON(d.Params), d.Rationale, d.Caller, cons, d.Summary, status, d.AppliedAt, d.NegotiatedBy, created).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("append directive to project %d: %w", d.ProjectID, err)
 	}
@@ -84,11 +97,12 @@ func MarkDirectiveApplied(ctx context.Context, q DBTX, projectID, id int64, at t
 // most recent ledger entries of any status (newest first), at most limit of
 // each, with the number of pending ones.
 func Directives(ctx context.Context, q DBTX, projectID int64, limit int) (pending, recent []Directive, pendingTotal int, err error) {
-	const cols = `id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by`
+	const cols = `id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by,
+		predicted, realized, realized_at`
 	scan := func(r pgx.Rows) (Directive, error) {
 		var d Directive
 		err := r.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy)
+			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy, &d.Predicted, &d.Realized, &d.RealizedAt)
 		return d, err
 	}
 	pending, err = collectArgs(ctx, q, `SELECT `+cols+` FROM directives WHERE project_id = $1 AND status = 'pending'

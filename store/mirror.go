@@ -37,8 +37,8 @@ WHERE issues.updated_at <= EXCLUDED.updated_at`
 
 func queueIssueUpsert(b *pgx.Batch, projectID int64, w IssueWrite) {
 	i := w.Issue
-	labels := nonNil(i.Labels)
-	assignees := nonNil(i.Assignees)
+	labels := cleanTexts(i.Labels)
+	assignees := cleanTexts(i.Assignees)
 	refs := i.ClosingRefs
 	if refs == nil {
 		refs = []int64{}
@@ -47,9 +47,9 @@ func queueIssueUpsert(b *pgx.Batch, projectID int64, w IssueWrite) {
 	if activity.IsZero() {
 		activity = i.UpdatedAt
 	}
-	b.Queue(upsertIssueSQL, projectID, i.Number, i.GiteaID, i.IsPull, i.Title, i.Body, i.State, labels,
-		i.Milestone, assignees, i.Author, i.Ref, i.CreatedAt, i.UpdatedAt, i.ClosedAt, i.DueDate, i.Merged,
-		refs, activity, w.Delivery)
+	b.Queue(upsertIssueSQL, projectID, i.Number, i.GiteaID, i.IsPull, cleanText(i.Title), cleanText(i.Body),
+		cleanText(i.State), labels, i.Milestone, assignees, cleanText(i.Author), cleanText(i.Ref), i.CreatedAt, i.UpdatedAt, i.ClosedAt, i.DueDate, i.Merged,
+		refs, activity, cleanText(w.Delivery))
 	queueVersion(b, projectID, i.Number, versionSource(w.Delivery), nil)
 }
 
@@ -100,7 +100,7 @@ func ReplaceLabels(ctx context.Context, q DBTX, projectID int64, labels []Label)
 		b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, color = EXCLUDED.color,
 			description = EXCLUDED.description, exclusive = EXCLUDED.exclusive`,
-			projectID, l.ID, l.Name, l.Color, l.Description, l.Exclusive)
+			projectID, l.ID, cleanText(l.Name), cleanText(l.Color), cleanText(l.Description), l.Exclusive)
 	}
 	b.Queue(`DELETE FROM labels WHERE project_id = $1 AND NOT (id = ANY($2))`, projectID, ids)
 	return runBatch(ctx, q, b, "replace labels")
@@ -117,7 +117,7 @@ func UpsertLabels(ctx context.Context, q DBTX, projectID int64, labels []Label) 
 		b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, color = EXCLUDED.color,
 			description = EXCLUDED.description, exclusive = EXCLUDED.exclusive`,
-			projectID, l.ID, l.Name, l.Color, l.Description, l.Exclusive)
+			projectID, l.ID, cleanText(l.Name), cleanText(l.Color), cleanText(l.Description), l.Exclusive)
 	}
 	return runBatch(ctx, q, b, "upsert labels")
 }
@@ -127,6 +127,11 @@ const upsertMilestoneSQL = `INSERT INTO milestones (project_id, id, title, descr
 	ON CONFLICT (project_id, id) DO UPDATE SET title = EXCLUDED.title, description = EXCLUDED.description,
 	state = EXCLUDED.state, due_on = EXCLUDED.due_on, closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at`
 
+func queueMilestoneUpsert(b *pgx.Batch, projectID int64, m Milestone) {
+	b.Queue(upsertMilestoneSQL, projectID, m.ID, cleanText(m.Title), cleanText(m.Description), cleanText(m.State),
+		m.DueOn, m.ClosedAt, m.UpdatedAt)
+}
+
 // ReplaceMilestones makes the mirrored milestones exactly ms: Gitea sends no
 // webhook for milestone edits, due dates included.
 func ReplaceMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milestone) error {
@@ -134,7 +139,7 @@ func ReplaceMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milest
 	ids := make([]int64, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
-		b.Queue(upsertMilestoneSQL, projectID, m.ID, m.Title, m.Description, m.State, m.DueOn, m.ClosedAt, m.UpdatedAt)
+		queueMilestoneUpsert(b, projectID, m)
 	}
 	b.Queue(`DELETE FROM milestones WHERE project_id = $1 AND NOT (id = ANY($2))`, projectID, ids)
 	return runBatch(ctx, q, b, "replace milestones")
@@ -147,7 +152,7 @@ func UpsertMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milesto
 	}
 	b := &pgx.Batch{}
 	for _, m := range ms {
-		b.Queue(upsertMilestoneSQL, projectID, m.ID, m.Title, m.Description, m.State, m.DueOn, m.ClosedAt, m.UpdatedAt)
+		queueMilestoneUpsert(b, projectID, m)
 	}
 	return runBatch(ctx, q, b, "upsert milestones")
 }
@@ -158,7 +163,7 @@ func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, de
 	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, d := range deps {
 		b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
-			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, d.DependsOnRepo)
+			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	}
 	queueVersion(b, projectID, issue, VersionSync, nil)
 	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
@@ -168,7 +173,7 @@ func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, de
 func AddDependency(ctx context.Context, q DBTX, projectID int64, d Dependency) error {
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING`, projectID, d.Issue, d.DependsOn, d.DependsOnRepo)
+		ON CONFLICT DO NOTHING`, projectID, d.Issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	now := time.Now()
 	queueVersion(b, projectID, d.Issue, VersionWrite, &now)
 	return runBatch(ctx, q, b, fmt.Sprintf("add dependency %d -> %d", d.Issue, d.DependsOn))
@@ -178,7 +183,7 @@ func AddDependency(ctx context.Context, q DBTX, projectID int64, d Dependency) e
 func RemoveDependency(ctx context.Context, q DBTX, projectID int64, d Dependency) error {
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2 AND depends_on = $3 AND depends_on_repo = $4`,
-		projectID, d.Issue, d.DependsOn, d.DependsOnRepo)
+		projectID, d.Issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	now := time.Now()
 	queueVersion(b, projectID, d.Issue, VersionWrite, &now)
 	return runBatch(ctx, q, b, fmt.Sprintf("remove dependency %d -> %d", d.Issue, d.DependsOn))
@@ -194,7 +199,7 @@ func UpsertTrackedTimes(ctx context.Context, q DBTX, projectID int64, ts []Track
 		b.Queue(`INSERT INTO tracked_times (project_id, id, issue, login, seconds, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (project_id, id) DO UPDATE SET issue = EXCLUDED.issue, login = EXCLUDED.login,
 			seconds = EXCLUDED.seconds, created_at = EXCLUDED.created_at`,
-			projectID, t.ID, t.Issue, t.User, t.Seconds, t.Created)
+			projectID, t.ID, t.Issue, cleanText(t.User), t.Seconds, t.Created)
 	}
 	return runBatch(ctx, q, b, "upsert tracked times")
 }
@@ -223,7 +228,7 @@ func UpsertComments(ctx context.Context, q DBTX, projectID int64, cs []Comment) 
 	for _, c := range cs {
 		b.Queue(`INSERT INTO comments (project_id, id, issue, author, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (project_id, id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
-			projectID, c.ID, c.Issue, c.Author, c.Body, c.CreatedAt, c.UpdatedAt)
+			projectID, c.ID, c.Issue, cleanText(c.Author), cleanText(c.Body), c.CreatedAt, c.UpdatedAt)
 	}
 	return runBatch(ctx, q, b, "upsert comments")
 }
@@ -243,7 +248,7 @@ func ReplaceTimeline(ctx context.Context, q DBTX, projectID, issue int64, evs []
 	for _, e := range evs {
 		b.Queue(`INSERT INTO timeline_events (project_id, id, issue, kind, actor, created_at, label, assignee, removed, milestone_id, ref_issue)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (project_id, id) DO NOTHING`,
-			projectID, e.ID, issue, e.Kind, e.Actor, e.CreatedAt, e.Label, e.Assignee, e.Removed, e.Milestone, e.RefIssue)
+			projectID, e.ID, issue, cleanText(e.Kind), cleanText(e.Actor), e.CreatedAt, cleanText(e.Label), cleanText(e.Assignee), e.Removed, e.Milestone, e.RefIssue)
 	}
 	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
 }

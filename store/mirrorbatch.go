@@ -40,19 +40,19 @@ func (m *MirrorBatch) Label(l Label) {
 	m.b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, color = EXCLUDED.color,
 		description = EXCLUDED.description, exclusive = EXCLUDED.exclusive`,
-		m.projectID, l.ID, l.Name, l.Color, l.Description, l.Exclusive)
+		m.projectID, l.ID, cleanText(l.Name), cleanText(l.Color), cleanText(l.Description), l.Exclusive)
 }
 
 // Milestone queues a milestone upsert.
 func (m *MirrorBatch) Milestone(x Milestone) {
-	m.b.Queue(upsertMilestoneSQL, m.projectID, x.ID, x.Title, x.Description, x.State, x.DueOn, x.ClosedAt, x.UpdatedAt)
+	queueMilestoneUpsert(&m.b, m.projectID, x)
 }
 
 // Comment queues a comment upsert.
 func (m *MirrorBatch) Comment(c Comment) {
 	m.b.Queue(`INSERT INTO comments (project_id, id, issue, author, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (project_id, id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
-		m.projectID, c.ID, c.Issue, c.Author, c.Body, c.CreatedAt, c.UpdatedAt)
+		m.projectID, c.ID, c.Issue, cleanText(c.Author), cleanText(c.Body), c.CreatedAt, c.UpdatedAt)
 }
 
 // DeleteComment queues a comment's removal.
@@ -64,7 +64,7 @@ func (m *MirrorBatch) DeleteComment(id int64) {
 func (m *MirrorBatch) Touch(number int64, at time.Time, delivery string) {
 	m.b.Queue(`UPDATE issues SET last_activity_at = GREATEST(last_activity_at, $3),
 		last_delivery = CASE WHEN $4 = '' THEN last_delivery ELSE $4 END
-		WHERE project_id = $1 AND number = $2`, m.projectID, number, at, delivery)
+		WHERE project_id = $1 AND number = $2`, m.projectID, number, at, cleanText(delivery))
 }
 
 // Run sends the queued writes.

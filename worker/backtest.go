@@ -15,6 +15,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/history"
 )
 
 // BacktestArgs asks for a project's own history to be backtested, so the
@@ -44,6 +45,18 @@ type BacktestWorker struct {
 	// Trials per cut-off forecast; default 400, enough for coverage.
 	Trials int
 	Now    func() time.Time
+	// Forecaster is the recompute's: the replay of the live model
+	// forecasts each cut-off through it, on the project as it stood then.
+	// Nil leaves the replay out.
+	Forecaster *Forecaster
+}
+
+// BacktestRecord is what a backtest stores: the people-less replay built
+// for exported histories (kept for comparison with them) and the replay
+// of the live model.
+type BacktestRecord struct {
+	scheduler.BacktestResult
+	Live *scheduler.LiveBacktest `json:"live,omitempty"`
 }
 
 // Timeout allows for long histories.
@@ -53,7 +66,12 @@ func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { retur
 func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs]) error {
 	start := time.Now()
 	id := job.Args.ProjectID
-	st, err := loadProjectState(ctx, w.Pool, id, nil)
+	var versions []store.IssueVersion
+	st, err := loadProjectState(ctx, w.Pool, id, func(tx store.Tx) error {
+		var err error
+		versions, err = store.IssueHistory(ctx, tx, id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("backtest: %w", err)
 	}
@@ -72,7 +90,15 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 	if err != nil {
 		return fmt.Errorf("backtest %s: %w", project.FullName(), err)
 	}
-	raw, err := json.Marshal(res)
+	rec := BacktestRecord{BacktestResult: res}
+	if w.Forecaster != nil {
+		live, err := w.replay(st, versions, model, items, now.UTC(), trials)
+		if err != nil {
+			return fmt.Errorf("backtest %s: %w", project.FullName(), err)
+		}
+		rec.Live = &live
+	}
+	raw, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode backtest: %w", err)
 	}
@@ -80,9 +106,118 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 	if err := store.PutBacktest(ctx, w.Pool, store.Backtest{ProjectID: id, DoneHash: doneHash(mirror, model.statuses), Duration: took, Result: raw}); err != nil {
 		return err
 	}
-	w.Log.InfoContext(ctx, "backtested", slog.String("project", project.FullName()), slog.Int("cutoffs", res.Cutoffs),
-		slog.Float64("p80Coverage", res.P80Coverage), slog.Duration("took", took))
+	attrs := []any{slog.String("project", project.FullName()), slog.Int("cutoffs", res.Cutoffs),
+		slog.Float64("p80Coverage", res.P80Coverage), slog.Duration("took", took)}
+	if l := rec.Live; l != nil {
+		attrs = append(attrs, slog.Float64("liveP80Coverage", l.Items.P80Coverage), slog.Int("milestonesJudged", len(l.Record)))
+	}
+	w.Log.InfoContext(ctx, "backtested", attrs...)
 	return nil
+}
+
+// Rules of the replay of the live model (scheduler.ScoreLive has the
+// scoring): cut-offs as Backtest chooses them, but up to liveHorizon
+// before the newest resolution, since work still open is censored rather
+// than left out. At each one the project is read as it stood then
+// (history.At: issues, their labels, milestones, assignees, state and
+// dependencies; the lifecycle transitions recorded by then; capacity
+// directives made by then) and forecast on a fresh plan of the cut-off's
+// hour through Forecaster.forecast, the recompute's own path: lifecycle,
+// samples and calibration of the work done by then, people on their
+// calendars, priorities, dependencies.
+const liveHorizon = 14 * 24 * time.Hour
+
+// replay runs the live model at every cut-off and scores it.
+func (w *BacktestWorker) replay(st projectState, versions []store.IssueVersion, now engineModel, items []scheduler.HistoryItem, end time.Time, trials int) (scheduler.LiveBacktest, error) {
+	f := *w.Forecaster
+	f.Trials, f.Jobs = trials, nil
+	versions = history.Complete(st.mirror, versions)
+	cutoffs := scheduler.BacktestCutoffs(items, scheduler.BacktestOptions{Horizon: liveHorizon})
+	discarded := map[int64]bool{}
+	for _, s := range now.statuses {
+		if s.Discarded {
+			discarded[s.Number] = true
+		}
+	}
+	done := map[int64]time.Time{}
+	final := map[int64]store.Issue{}
+	for _, i := range st.mirror.Issues {
+		final[i.Number] = i
+		if !i.IsPull && i.State == "closed" && i.ClosedAt != nil && !discarded[i.Number] {
+			done[i.Number] = *i.ClosedAt
+		}
+	}
+	closedMilestones := map[int64]store.Milestone{}
+	for _, m := range st.mirror.Milestones {
+		if m.State == "closed" {
+			closedMilestones[m.ID] = m
+		}
+	}
+	var cuts []scheduler.LiveCutoff
+	for _, c := range cutoffs {
+		at := atCutoff(st, versions, c)
+		run, err := f.forecast(at, freshPlan(scheduler.AsOf(c)), c, false)
+		if err != nil {
+			return scheduler.LiveBacktest{}, fmt.Errorf("cut-off %s: %w", c.Format(time.DateOnly), err)
+		}
+		lc := scheduler.LiveCutoff{At: run.forecast.Now, Forecast: run.forecast, Done: map[int64]time.Time{}, Discarded: discarded,
+			Milestones: map[int64]scheduler.LiveMilestone{}}
+		for _, is := range run.forecast.Issues {
+			if d, ok := done[is.Number]; ok {
+				lc.Done[is.Number] = d
+			}
+		}
+		// A closed milestone's work at the cut-off: its open, kept issues
+		// still in it at the end; unknown while one of them is not done.
+		held := map[int64][]int64{}
+		for _, i := range at.mirror.Issues {
+			if i.IsPull || i.State != "open" || i.Milestone == nil || discarded[i.Number] {
+				continue
+			}
+			if _, ok := closedMilestones[*i.Milestone]; !ok {
+				continue
+			}
+			if fm := final[i.Number].Milestone; fm == nil || *fm != *i.Milestone {
+				continue
+			}
+			held[*i.Milestone] = append(held[*i.Milestone], i.Number)
+		}
+		for id, ns := range held {
+			var last time.Time
+			complete := true
+			for _, n := range ns {
+				d, ok := done[n]
+				if !ok {
+					complete = false
+					break
+				}
+				if d.After(last) {
+					last = d
+				}
+			}
+			if complete {
+				lc.Milestones[id] = scheduler.LiveMilestone{Title: closedMilestones[id].Title, Open: len(ns), Completed: last}
+			}
+		}
+		cuts = append(cuts, lc)
+	}
+	return scheduler.ScoreLive(cuts, items, scheduler.LiveOptions{End: end, Trials: trials}), nil
+}
+
+// atCutoff is the project state as it stood at c.
+func atCutoff(st projectState, versions []store.IssueVersion, c time.Time) projectState {
+	out := projectState{project: st.project, mirror: history.At(st.mirror, versions, c), drawKeys: st.drawKeys}
+	for _, t := range st.transitions {
+		if !t.At.After(c) {
+			out.transitions = append(out.transitions, t)
+		}
+	}
+	for _, cp := range st.caps {
+		if !cp.UpdatedAt.After(c) {
+			out.caps = append(out.caps, cp)
+		}
+	}
+	return out
 }
 
 // historyItems turns the mirror into the backtest's history: every issue

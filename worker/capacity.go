@@ -79,3 +79,10 @@ func ParseDateSpan(s store.DateSpan, loc *time.Location) (scheduler.DateRange, e
 	}
 	return scheduler.DateRange{From: from, To: to}, nil
 }
+
+// TeamCalendars is the configured team with the capacity calendar laid
+// over it, as the forecast schedules it: what the dashboard's people page
+// shows of each person's week and time off.
+func TeamCalendars(configured []scheduler.Person, def scheduler.Calendar, caps []store.Capacity) []scheduler.Person {
+	return withCapacity(configured, def, caps)
+}

@@ -72,6 +72,9 @@ type BacktestSummary struct {
 	// Current is false while a backtest of newer finished work is pending.
 	Current bool `json:"current"`
 	scheduler.BacktestResult
+	// Live is the replay of the live model (the forecast users see) on the
+	// project's own history; backtests older than it lack it.
+	Live *scheduler.LiveBacktest `json:"live,omitempty"`
 }
 
 // Counts summarises the mirror a snapshot was computed from.
@@ -129,9 +132,11 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	var summary *BacktestSummary
 	if backtest != nil {
 		sum := BacktestSummary{ComputedAt: backtest.ComputedAt, Current: backtest.DoneHash == done}
-		if err := json.Unmarshal(backtest.Result, &sum.BacktestResult); err != nil {
+		var rec BacktestRecord
+		if err := json.Unmarshal(backtest.Result, &rec); err != nil {
 			return fmt.Errorf("decode backtest of %s: %w", project.FullName(), err)
 		}
+		sum.BacktestResult, sum.Live = rec.BacktestResult, rec.Live
 		summary = &sum
 	}
 	needBacktest := f.Jobs != nil && (backtest == nil || backtest.DoneHash != done)

@@ -1,10 +1,13 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,9 +226,11 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 		if err != nil {
 			return err
 		}
-		touched := map[int64]bool{}
+		// Each project's changes are gathered first and written in one
+		// stable order (see queueChanges), so two writers never take the
+		// same rows in opposite orders.
+		changes := map[int64][]pendingChange{}
 		var order []int64
-		batches := map[int64]*store.MirrorBatch{}
 		for i, s := range batch {
 			r := rows[i]
 			if !fresh[r.ID] || r.ProjectID == nil || r.Ignored != "" {
@@ -233,17 +238,16 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 			}
 			// A delivery id repeated inside one batch is fresh once.
 			delete(fresh, r.ID)
-			mb := batches[*r.ProjectID]
-			if mb == nil {
-				mb = store.NewMirrorBatch(*r.ProjectID)
-				batches[*r.ProjectID] = mb
-				touched[*r.ProjectID] = true
+			if _, ok := changes[*r.ProjectID]; !ok {
 				order = append(order, *r.ProjectID)
 			}
-			queueChange(mb, r.ID, s.in.Change)
+			changes[*r.ProjectID] = append(changes[*r.ProjectID], pendingChange{delivery: r.ID, change: s.in.Change})
 		}
+		slices.Sort(order)
 		for _, id := range order {
-			if err := batches[id].Run(ctx, tx); err != nil {
+			mb := store.NewMirrorBatch(id)
+			queueChanges(mb, changes[id])
+			if err := mb.Run(ctx, tx); err != nil {
 				return err
 			}
 		}
@@ -266,16 +270,57 @@ func (in *Ingester) write(ctx context.Context, batch []*submission) error {
 	})
 }
 
-// queueChange queues one decoded delivery's mirror writes. Statements run
-// in delivery order, so a later delivery in the batch wins as it would have
-// alone.
-func queueChange(mb *store.MirrorBatch, delivery string, c gitea.Change) {
-	for _, l := range c.Labels {
-		mb.Label(l)
+type pendingChange struct {
+	delivery string
+	change   gitea.Change
+}
+
+// queueChanges queues one project's share of a batch in an order that is
+// the same for every writer: label and milestone definitions first, each
+// once (the last delivery's copy wins) by ascending id, then the issue
+// writes by ascending issue number, deliveries to one issue in arrival
+// order so a later delivery wins as it would have alone. Payload order
+// would let two writers lock the same label rows in opposite orders and
+// deadlock; Postgres then aborts one of them after deadlock_timeout.
+func queueChanges(mb *store.MirrorBatch, cs []pendingChange) {
+	labels := map[int64]store.Label{}
+	milestones := map[int64]store.Milestone{}
+	for _, p := range cs {
+		for _, l := range p.change.Labels {
+			labels[l.ID] = l
+		}
+		if m := p.change.Milestone; m != nil {
+			milestones[m.ID] = *m
+		}
 	}
-	if c.Milestone != nil {
-		mb.Milestone(*c.Milestone)
+	for _, id := range slices.Sorted(maps.Keys(labels)) {
+		mb.Label(labels[id])
 	}
+	for _, id := range slices.Sorted(maps.Keys(milestones)) {
+		mb.Milestone(milestones[id])
+	}
+	byIssue := slices.Clone(cs)
+	slices.SortStableFunc(byIssue, func(a, b pendingChange) int {
+		return cmp.Compare(issueOf(a.change), issueOf(b.change))
+	})
+	for _, p := range byIssue {
+		queueIssueChange(mb, p.delivery, p.change)
+	}
+}
+
+// issueOf is the issue a change writes to, for ordering.
+func issueOf(c gitea.Change) int64 {
+	if c.Issue != nil {
+		return c.Issue.Number
+	}
+	if c.Comment != nil {
+		return c.Comment.Issue
+	}
+	return 0
+}
+
+// queueIssueChange queues one delivery's writes to its issue and comment.
+func queueIssueChange(mb *store.MirrorBatch, delivery string, c gitea.Change) {
 	if c.Issue != nil {
 		if c.IssueDeleted {
 			mb.DeleteIssue(c.Issue.Number)

@@ -31,6 +31,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/commitea/commitea/api/signin"
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/tools"
@@ -61,6 +62,18 @@ type Config struct {
 	Now func() time.Time
 	// Prefix is where the handler is mounted (e.g. "/dashboard"), for links.
 	Prefix string
+	// Query answers query_project (tools.Service.Query): the pages that
+	// show what a view returns (issue, people, directives) read it, so a
+	// page and an agent never disagree. Nil: a service over Pool.
+	Query func(context.Context, tools.QueryProjectInput) (tools.Answer[any], error)
+	// People and DefaultCalendar are the configured team and calendar the
+	// forecast schedules (the capacity calendar is laid over them), for
+	// the people page.
+	People          []scheduler.Person
+	DefaultCalendar scheduler.Calendar
+	// GiteaURL is where browsers reach Gitea, for links to an issue there;
+	// empty: no link.
+	GiteaURL string
 }
 
 // Dashboard serves the pages.
@@ -91,8 +104,12 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.Query == nil {
+		cfg.Query = tools.NewService(cfg.Pool, cfg.Projects, cfg.Log).Query
+	}
+	cfg.GiteaURL = strings.TrimSuffix(cfg.GiteaURL, "/")
 	d := &Dashboard{cfg: cfg, pages: map[string]*template.Template{}, cache: map[int64]cachedSnapshot{}}
-	for _, page := range []string{"index", "board", "runway", "milestone", "calibration", "directives", "standup", "flow"} {
+	for _, page := range []string{"index", "board", "runway", "milestone", "calibration", "directives", "standup", "flow", "issue", "people"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard template %s: %w", page, err)
@@ -124,6 +141,8 @@ func (d *Dashboard) Handler() http.Handler {
 		r.Get("/directives", d.page("directives", d.directives))
 		r.Get("/standup", d.page("standup", d.standup))
 		r.Get("/flow", d.page("flow", d.flow))
+		r.Get("/issues/{n}", d.page("issue", d.issue))
+		r.Get("/people", d.page("people", d.people))
 	})
 	return r
 }
@@ -271,7 +290,13 @@ func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapsh
 	if err := json.Unmarshal(s.Data, &data); err != nil {
 		return cachedSnapshot{}, fmt.Errorf("decode snapshot %d: %w", s.Version, err)
 	}
-	c = cachedSnapshot{version: s.Version, computed: s.ComputedAt, data: &data}
+	// The forecaster's clock, which the pages' Now shares; the row's
+	// computed_at is the database's, which a demo's clock does not follow.
+	computed := data.ComputedAt
+	if computed.IsZero() {
+		computed = s.ComputedAt
+	}
+	c = cachedSnapshot{version: s.Version, computed: computed, data: &data}
 	d.mu.Lock()
 	if old, ok := d.cache[projectID]; !ok || old.version < c.version {
 		d.cache[projectID] = c
@@ -325,5 +350,9 @@ var funcs = template.FuncMap{
 		// Built by svg.go from numbers and escaped text only.
 		return template.HTML(s) // #nosec G203
 	},
-	"contains": slices.Contains[[]string],
+	"contains":  slices.Contains[[]string],
+	"flagKind":  flagKind,
+	"flagWords": flagWords,
+	"dayText":   dayText,
+	"chance":    chance,
 }

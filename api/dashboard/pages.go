@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -23,38 +22,45 @@ const doneWindow = 14 * 24 * time.Hour
 
 // card is one issue on the board or a milestone page.
 type card struct {
-	Number    int64
-	Title     string
-	Assignee  string
-	Estimate  string
-	Priority  int
-	Milestone string
-	Flags     []flag
-	// Keys are the card's flags as the design names them (boardFlags),
-	// for the board's flag filter.
-	Keys     []string
-	P50, P80 time.Time
-	Critical float64
+	Number      int64
+	Title       string
+	Assignee    string
+	Assignees   []string
+	Labels      []string
+	Estimate    string
+	Priority    int
+	Milestone   string
+	MilestoneID int64
+	Flags       []flag
+	P50, P80    time.Time
+	Critical    float64
 	// Age is started, open work's age in calendar days since it first
 	// started (the flow figures' work item age), 0 for other work.
 	Age int
 }
 
-// flag is a badge on a card; Kind picks its colour.
-type flag struct{ Kind, Text string }
+// flag is a badge on a card; Kind picks its colour, Key names it in the
+// board's flag filter.
+type flag struct{ Kind, Text, Key string }
 
-// boardFlags are the flags the board filters by (?flag=), in the
-// design's order, with what the filter link says.
-var boardFlags = []struct{ Key, Name string }{
-	{"blocked", "blocked"}, {"stale", "stale"}, {"missing_estimate", "unestimated"},
-	{"unschedulable", "unschedulable"}, {"aging", "aging"},
-}
+// Flag keys, as the board's flag filter names them.
+const (
+	flagBlocked       = "blocked"
+	flagStale         = "stale"
+	flagNoEstimate    = "no-estimate"
+	flagUnschedulable = "unschedulable"
+	flagAging         = "aging"
+	flagDiscarded     = "discarded"
+	flagHard          = "hard"
+	flagNew           = "new"
+	flagLikely        = "unassigned"
+)
 
-// flagFilter is one of boardFlags with the number of open cards carrying
-// it.
-type flagFilter struct {
-	Key, Name string
-	Count     int
+// flagFilters are the board's flag filter choices, in menu order.
+var flagFilters = []struct{ Key, Name string }{
+	{flagBlocked, "blocked"}, {flagStale, "stale"}, {flagNoEstimate, "no estimate"}, {flagUnschedulable, "unschedulable"},
+	{flagAging, "aging (past the SLE)"},
+	{flagHard, "deadline/hard"}, {flagLikely, "unassigned, likely taker"}, {flagNew, "new since the forecast"}, {flagDiscarded, "discarded"},
 }
 
 type column struct {
@@ -66,11 +72,11 @@ type column struct {
 type boardData struct {
 	Columns []column
 	Counts  map[string]int
-	// Filters are the flag filters; Flag the one applied ("" for none),
-	// FlagError why the asked one was not.
-	Filters   []flagFilter
-	Flag      string
-	FlagError string
+	Filter  boardFilter
+	Options boardChoices
+	// Shown is how many cards pass the filter, of Total.
+	Shown, Total int
+	Legend       []legendEntry
 }
 
 var columnNames = []struct {
@@ -115,54 +121,49 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 	out := make([]card, 0, len(rows))
 	for _, r := range rows {
 		size, prio, hard := scheduler.ParseLabels(r.Labels)
-		c := card{Number: r.Number, Title: r.Title, Estimate: string(size), Priority: prio}
+		c := card{Number: r.Number, Title: r.Title, Estimate: string(size), Priority: prio, Labels: r.Labels, Assignees: r.Assignees}
 		if len(r.Assignees) > 0 {
 			c.Assignee = r.Assignees[0]
 		}
 		if r.Milestone != nil {
-			c.Milestone = titles[*r.Milestone]
+			c.Milestone, c.MilestoneID = titles[*r.Milestone], *r.Milestone
 		}
 		st, ok := status[r.Number]
 		if !ok {
-			c.Flags = append(c.Flags, flag{"info", "new since the last forecast"})
+			c.Flags = append(c.Flags, flag{"info", "new since the last forecast", flagNew})
 		}
 		if st.Blocked {
 			by := make([]string, 0, len(st.BlockedBy))
 			for _, n := range st.BlockedBy {
 				by = append(by, "#"+strconv.FormatInt(n, 10))
 			}
-			c.Flags = append(c.Flags, flag{"bad", "blocked by " + strings.Join(by, ", ")})
-			c.Keys = append(c.Keys, "blocked")
+			c.Flags = append(c.Flags, flag{"bad", "blocked by " + strings.Join(by, ", "), flagBlocked})
 		}
 		if st.Stale {
-			c.Flags = append(c.Flags, flag{"warn", "stale"})
-			c.Keys = append(c.Keys, "stale")
+			c.Flags = append(c.Flags, flag{"warn", "stale", flagStale})
 		}
 		if st.MissingEstimate {
-			c.Flags = append(c.Flags, flag{"warn", "no estimate"})
-			c.Keys = append(c.Keys, "missing_estimate")
+			c.Flags = append(c.Flags, flag{"warn", "no estimate", flagNoEstimate})
 		}
 		if st.Unschedulable != "" {
-			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable})
-			c.Keys = append(c.Keys, "unschedulable")
+			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable, flagUnschedulable})
 		}
 		if a, ok := ages[r.Number]; ok && st.State != scheduler.Done {
 			c.Age = a.Days
 		}
 		if st.Aging {
-			c.Flags = append(c.Flags, flag{"aging", fmt.Sprintf("aging: past the %d%% SLE of %d days", sle.Percentile, sle.Days)})
-			c.Keys = append(c.Keys, "aging")
+			c.Flags = append(c.Flags, flag{"aging", fmt.Sprintf("aging: past the %d%% SLE of %d days", sle.Percentile, sle.Days), flagAging})
 		}
 		if st.Discarded {
-			c.Flags = append(c.Flags, flag{"info", "discarded"})
+			c.Flags = append(c.Flags, flag{"info", "discarded", flagDiscarded})
 		}
 		if hard {
-			c.Flags = append(c.Flags, flag{"hard", "deadline/hard"})
+			c.Flags = append(c.Flags, flag{"hard", "deadline/hard", flagHard})
 		}
 		if f, ok := fc[r.Number]; ok {
 			c.P50, c.P80, c.Critical = f.P50, f.P80, f.CriticalFreq
 			if c.Assignee == "" && f.Assignee != "" && f.Unassigned {
-				c.Flags = append(c.Flags, flag{"info", "likely " + f.Assignee})
+				c.Flags = append(c.Flags, flag{"info", "likely " + f.Assignee, flagLikely})
 			}
 		}
 		out = append(out, c)
@@ -171,51 +172,31 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 }
 
 func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
-	all, status, _, err := d.cards(ctx, p, s)
+	cards, status, _, err := d.cards(ctx, p, s)
 	if err != nil {
 		return "", nil, err
 	}
-	// The flag filter: the counts are of every open card, the columns
-	// hold only the cards with the asked flag.
-	data := boardData{Flag: r.URL.Query().Get("flag")}
-	known := data.Flag == ""
-	for _, f := range boardFlags {
-		ff := flagFilter{Key: f.Key, Name: f.Name}
-		for _, c := range all {
-			if slices.Contains(c.Keys, f.Key) && status[c.Number].State != scheduler.Done {
-				ff.Count++
-			}
-		}
-		data.Filters = append(data.Filters, ff)
-		known = known || f.Key == data.Flag
-	}
-	cards := all
-	if !known {
-		data.FlagError = fmt.Sprintf("%q is not a flag the board filters by; showing every card.", data.Flag)
-		data.Flag = ""
-	} else if data.Flag != "" {
-		cards = nil
-		for _, c := range all {
-			if slices.Contains(c.Keys, data.Flag) {
-				cards = append(cards, c)
-			}
-		}
-	}
+	f := boardFilterOf(r)
+	data := boardData{Filter: f, Counts: map[string]int{}, Total: len(cards)}
+	data.Options = boardOptions(s, cards)
 	cols := make([]column, len(columnNames))
 	idx := map[scheduler.State]int{}
 	for k, c := range columnNames {
 		cols[k] = column{State: c.state, Name: c.name}
 		idx[c.state] = k
 	}
-	counts := map[string]int{}
 	for _, c := range cards {
+		if !f.matches(c) {
+			continue
+		}
 		st := status[c.Number].State
 		if st == "" {
 			st = scheduler.Diagnosis
 		}
 		cols[idx[st]].Cards = append(cols[idx[st]].Cards, c)
-		for _, f := range c.Flags {
-			counts[f.Kind]++
+		data.Shown++
+		for _, fl := range c.Flags {
+			data.Counts[fl.Kind]++
 		}
 	}
 	for k := range cols {
@@ -228,7 +209,8 @@ func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *
 	}
 	// Done, newest first.
 	slices.Reverse(cols[idx[scheduler.Done]].Cards)
-	data.Columns, data.Counts = cols, counts
+	data.Columns = cols
+	data.Legend = legend
 	return "Board", data, nil
 }
 
@@ -316,6 +298,21 @@ type calibrationData struct {
 	// Coverage rows compare the calibrated forecast with the throughput
 	// baseline on the same cut-offs.
 	Coverage []coverageRow
+	// Live is set when the coverage is the replay of the live model;
+	// Milestones and Record then score the milestones closed since, and
+	// PeopleLess is the people-less replay's line, for comparison.
+	Live           bool
+	Cutoffs, Items int // of the coverage shown
+	Milestones     []coverageRow
+	Record         []milestoneRecordRow
+	Kept80         int
+	PeopleLess     string
+}
+
+type milestoneRecordRow struct {
+	Title, ForecastAt, P80, Completed string
+	Open                              int
+	Kept                              bool
 }
 
 type coverageRow struct {
@@ -337,79 +334,32 @@ func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot,
 	data.ByPersonBias = slices.SortedFunc(slices.Values(data.ByPersonBias), byMult)
 	if b := s.Backtest; b != nil {
 		pct := func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" }
-		f, base := b.BacktestScore, b.Baseline
-		data.Coverage = []coverageRow{
-			{"finished by p50", "50%", pct(f.P50Coverage), pct(base.P50Coverage)},
-			{"finished by p80", "80%", pct(f.P80Coverage), pct(base.P80Coverage)},
-			{"finished by p90", "90%", pct(f.P90Coverage), pct(base.P90Coverage)},
-			{"median width (p90 − p10) / p50", "narrower is sharper", fmt.Sprintf("%.2f", f.MedianRelWidth), fmt.Sprintf("%.2f", base.MedianRelWidth)},
-			{"pinball loss, days", "lower is better", fmt.Sprintf("%.1f", f.PinballLoss), fmt.Sprintf("%.1f", base.PinballLoss)},
+		rows := func(f, base scheduler.BacktestScore) []coverageRow {
+			return []coverageRow{
+				{"finished by p50", "50%", pct(f.P50Coverage), pct(base.P50Coverage)},
+				{"finished by p80", "80%", pct(f.P80Coverage), pct(base.P80Coverage)},
+				{"finished by p90", "90%", pct(f.P90Coverage), pct(base.P90Coverage)},
+				{"median width (p90 − p10) / p50", "narrower is sharper", fmt.Sprintf("%.2f", f.MedianRelWidth), fmt.Sprintf("%.2f", base.MedianRelWidth)},
+				{"pinball loss, days", "lower is better", fmt.Sprintf("%.1f", f.PinballLoss), fmt.Sprintf("%.1f", base.PinballLoss)},
+			}
+		}
+		data.Coverage = rows(b.BacktestScore, b.Baseline)
+		data.Cutoffs, data.Items = b.Cutoffs, b.Items
+		if l := b.Live; l != nil && l.Items.Items > 0 {
+			data.Live = true
+			data.Coverage = rows(l.Items.BacktestScore, l.Items.Baseline)
+			data.Cutoffs, data.Items = l.Items.Cutoffs, l.Items.Items
+			if l.Milestones.Items > 0 {
+				data.Milestones = rows(l.Milestones.BacktestScore, l.Milestones.Baseline)
+			}
+			for _, r := range l.Record {
+				data.Record = append(data.Record, milestoneRecordRow{Title: r.Title, ForecastAt: r.ForecastAt.Format(time.DateOnly), Open: r.Open,
+					P80: r.P80.Format(time.DateOnly), Completed: r.Completed.Format(time.DateOnly), Kept: r.P80Kept})
+			}
+			data.Kept80 = l.P80Kept
+			data.PeopleLess = fmt.Sprintf("finished by p80 %s (baseline %s), pinball loss %.1f days (baseline %.1f) over %d issue forecasts",
+				pct(b.P80Coverage), pct(b.Baseline.P80Coverage), b.PinballLoss, b.Baseline.PinballLoss, b.Items)
 		}
 	}
 	return "Calibration", data, nil
-}
-
-type kv struct{ Key, Value string }
-
-// record is one ledger or standup row, with its fields in a fixed order.
-type record struct {
-	Fields []kv
-	Text   string
-}
-
-type recordsData struct {
-	Exists  bool
-	Records []record
-}
-
-func recordFields(r store.Record, keys []string) []kv {
-	var out []kv
-	for _, k := range keys {
-		v, ok := r[k]
-		if !ok || v == nil {
-			continue
-		}
-		var s string
-		switch x := v.(type) {
-		case string:
-			s = x
-		default:
-			b, _ := json.Marshal(x)
-			s = string(b)
-		}
-		if s == "" || s == "{}" || s == "[]" {
-			continue
-		}
-		out = append(out, kv{k, s})
-	}
-	return out
-}
-
-func (d *Dashboard) directives(ctx context.Context, p store.Project, _ *snapshot, _ *http.Request) (string, any, error) {
-	recs, exists, err := store.LatestRecords(ctx, d.cfg.Pool, "directives", "created_at DESC, id DESC", p.ID, 100)
-	if err != nil {
-		return "", nil, err
-	}
-	data := recordsData{Exists: exists}
-	for _, r := range recs {
-		data.Records = append(data.Records, record{Fields: recordFields(r, []string{"created_at", "kind", "quote", "target", "params", "summary", "status", "caller", "applied_at"})})
-	}
-	return "Directives", data, nil
-}
-
-func (d *Dashboard) standup(ctx context.Context, p store.Project, _ *snapshot, _ *http.Request) (string, any, error) {
-	recs, exists, err := store.LatestRecords(ctx, d.cfg.Pool, "standups", "day DESC, id DESC", p.ID, 1)
-	if err != nil {
-		return "", nil, err
-	}
-	data := recordsData{Exists: exists}
-	for _, r := range recs {
-		text, _ := r["text"].(string)
-		keys := []string{"day", "created_at", "snapshot_version"}
-		if text == "" {
-			keys = append(keys, "content")
-		}
-		data.Records = append(data.Records, record{Fields: recordFields(r, keys), Text: text})
-	}
-	return "Latest standup", data, nil
 }

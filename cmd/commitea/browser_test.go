@@ -31,16 +31,19 @@ type dashboardPage struct {
 // dashboardPages are every page of the demo's dashboard. A new page adds a
 // line here; the test then checks it like the others.
 var dashboardPages = []dashboardPage{
-	{Path: "/", Charts: []string{".board .card", "nav.flags a"}},
+	{Path: "/", Charts: []string{".board .card", "dl.legend"}},
+	{Path: "/?milestone=1&assignee=none", Charts: []string{".board .card"}},
 	{Path: "/?flag=aging", Charts: []string{".board .card .badge.aging"}},
+	{Path: "/issues/316", Charts: []string{"#issue-summary", "table#timeline"}},
+	{Path: "/people", Charts: []string{"table#people tr[data-login]"}},
 	{Path: "/runway", Charts: []string{"svg.runway .band", "svg.runway .due"}},
 	{Path: "/milestones/1", Charts: []string{"svg.cone .s-curve", "svg.cone .due"}},
 	{Path: "/milestones/2", Charts: []string{"svg.cone .s-curve"}},
 	{Path: "/milestones/3", Charts: []string{"svg.cone .s-curve"}},
 	{Path: "/milestones/4", Charts: []string{"svg.cone .s-curve"}},
 	{Path: "/calibration", Charts: []string{"table#people"}},
-	{Path: "/directives"},
-	{Path: "/standup"},
+	{Path: "/directives", Charts: []string{"table#directives thead th", "table#directives tr.batch pre.copy"}},
+	{Path: "/standup", Charts: []string{"#standup section#atRisk li", "#standup section#plan li"}},
 	{Path: "/flow", Charts: []string{"svg.howmany .curve", "svg.scatter .dot", "svg.scatter .percentile", "svg.aging .item", "svg.throughput .week", "svg.wip .line", "svg.cfd .band"}},
 	{Path: "/flow?by=2099-01-01"},
 }

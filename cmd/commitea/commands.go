@@ -118,7 +118,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	river.AddWorker(workers, &worker.RetentionWorker{Pool: pool, Deliveries: cfg.Retention.Deliveries, Conversations: cfg.Retention.Conversations,
 		Sessions: endedSessionsListed, Log: m.logger, Now: m.now})
 	river.AddWorker(workers, &worker.BackfillWorker{Syncer: syncer})
-	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now})
+	river.AddWorker(workers, &worker.BacktestWorker{Pool: pool, Log: m.logger, People: engine.People, DefaultCalendar: engine.DefaultCalendar, Now: m.now,
+		Forecaster: engine})
 	// One model router for the tools and the standups: one budget, one
 	// usage account. Roles without a model answer MODEL_UNAVAILABLE.
 	languageModels, err := m.modelRouter(cfg, pool)
@@ -189,10 +190,6 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if len(cfg.Tokens) == 0 {
 		m.logger.Warn("no bearer tokens configured (tokens / COMMITEA_TOKENS): the tool API and MCP refuse every call")
 	}
-	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard", Now: m.now})
-	if err != nil {
-		return err
-	}
 	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(jobs, nil),
 		Logger:    m.logger.With(slog.String("component", "riverui")),
@@ -212,6 +209,15 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	toolService.Write = tools.WriteConfig{Gitea: gc, Engine: engine, Jobs: jobs, Now: m.now}
 	toolService.Models = languageModels
 	registry := m.withReginald(cfg, pool, toolService, languageModels)
+	giteaBrowser := cfg.Gitea.BrowserURL
+	if giteaBrowser == "" {
+		giteaBrowser = cfg.Gitea.URL
+	}
+	board, err := dashboard.New(dashboard.Config{Pool: pool, Projects: projects, Log: m.logger, Prefix: "/dashboard", Now: m.now,
+		Query: toolService.Query, GiteaURL: giteaBrowser, People: engine.People, DefaultCalendar: engine.DefaultCalendar})
+	if err != nil {
+		return err
+	}
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{

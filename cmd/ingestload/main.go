@@ -1,9 +1,14 @@
 // Command ingestload measures webhook ingest against the database's raw
 // insert rate on the same machine, in the same run. Each round creates a
-// fresh database, times single-row inserts of a ~5 KB payload from C
+// fresh database, times single-row inserts of the same payloads from C
 // concurrent writers, then posts N signed, real-shaped deliveries over
-// loopback from C concurrent clients to the real router and ingester, and
-// counts the stored rows afterwards. Then, per round, a freshness burst: a
+// loopback from C concurrent clients to the real router and ingester, with
+// no retries, and counts the stored rows and the non-2xx answers
+// afterwards. The deliveries are the recorded fixtures (opened, edited,
+// labelled, milestoned, commented, closed), each with its own issue's
+// labels in its own order and its own milestone, so concurrent writers
+// touch overlapping label rows as Gitea's deliveries do: one template
+// would lock the same rows in the same order and hide deadlocks. Then, per round, a freshness burst: a
 // generated 2,000-issue project with the recompute worker running as serve
 // runs it, a burst of deliveries, and the time from the last acknowledgement
 // to a snapshot that covers every change. It prints every round and the
@@ -39,7 +44,6 @@ import (
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea"
-	"github.com/commitea/commitea/worker/gitea/giteafake"
 )
 
 type round struct {
@@ -68,14 +72,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	template, err := templateDelivery()
+	load, err := realisticDeliveries(*n, *issues, 1)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "ingestload: %d deliveries x %d rounds, %d clients, payload %d bytes\n", *n, *rounds, *c, len(template))
+	size := 0
+	for _, d := range load {
+		size += len(d.body)
+	}
+	fmt.Fprintf(out, "ingestload: %d deliveries x %d rounds, %d clients, %d issues, mean payload %d bytes\n", *n, *rounds, *c, *issues, size/len(load))
 	var rs []round
 	for i := range *rounds {
-		r, err := oneRound(ctx, *dbURL, template, *n, *c, *issues)
+		r, err := oneRound(ctx, *dbURL, load, *c)
 		if err != nil {
 			return fmt.Errorf("round %d: %w", i+1, err)
 		}
@@ -101,7 +109,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	var lags []time.Duration
 	for i := range *rounds {
-		b, err := burstRound(ctx, *dbURL, template, *burst, *c)
+		b, err := burstRound(ctx, *dbURL, *burst, *c)
 		if err != nil {
 			return fmt.Errorf("burst %d: %w", i+1, err)
 		}
@@ -114,23 +122,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-// templateDelivery is a recorded "issues opened" body; each delivery swaps
-// in its own issue number and title, then is signed like Gitea signs.
-func templateDelivery() ([]byte, error) {
-	ds, err := giteafake.Deliveries()
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range ds {
-		if d.Name == "002-issues-opened" {
-			return d.RawBody, nil
-		}
-	}
-	return nil, fmt.Errorf("recorded delivery 002-issues-opened missing")
-}
-
-func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issues int) (round, error) {
+func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (round, error) {
 	var r round
+	n := len(load)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool, cleanup, err := storetest.Scratch(ctx, adminURL, "commitea_load", log)
 	if err != nil {
@@ -155,7 +149,7 @@ func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issue
 				if i > int64(n) {
 					return
 				}
-				if _, err := pool.Exec(ctx, `INSERT INTO raw_insert (delivery, payload) VALUES ($1, $2)`, fmt.Sprint("raw-", i), template); err != nil {
+				if _, err := pool.Exec(ctx, `INSERT INTO raw_insert (delivery, payload) VALUES ($1, $2)`, fmt.Sprint("raw-", i), load[i-1].body); err != nil {
 					rawErr.Store(err)
 					return
 				}
@@ -183,13 +177,6 @@ func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issue
 	const secret = "load-secret"
 	srv := httptest.NewServer(api.NewRouter(api.Config{WebhookSecret: secret, Sink: in, Decode: gitea.DecodeDelivery, Log: log}))
 	defer srv.Close()
-	bodies := make([][]byte, n)
-	for i := range n {
-		num := i%issues + 1
-		b := bytes.Replace(template, []byte(`"number": 1,`), []byte(fmt.Sprintf(`"number": %d,`, num)), -1)
-		b = bytes.Replace(b, []byte("Widget breaks on Tuesdays"), []byte(fmt.Sprintf("Widget breaks on Tuesdays %d", i)), 1)
-		bodies[i] = b
-	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c, MaxConnsPerHost: c}}
 	lat := make([]time.Duration, n)
 	var failures atomic.Int64
@@ -205,7 +192,7 @@ func oneRound(ctx context.Context, adminURL string, template []byte, n, c, issue
 					return
 				}
 				t0 := time.Now()
-				err := post(ctx, client, srv.URL, secret, fmt.Sprintf("load-%d", i), bodies[i])
+				err := post(ctx, client, srv.URL, secret, fmt.Sprintf("load-%d", i), load[i])
 				lat[i] = time.Since(t0)
 				if err != nil {
 					failures.Add(1)
@@ -237,8 +224,12 @@ type burst struct {
 // freshness watch as serve does, posts n deliveries from c clients, and
 // measures how long after the last acknowledgement a snapshot covering
 // every change is stored.
-func burstRound(ctx context.Context, adminURL string, template []byte, n, c int) (burst, error) {
+func burstRound(ctx context.Context, adminURL string, n, c int) (burst, error) {
 	var b burst
+	load, err := realisticDeliveries(n, 2000, 1001)
+	if err != nil {
+		return b, err
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool, cleanup, err := storetest.Scratch(ctx, adminURL, "commitea_load", log)
 	if err != nil {
@@ -317,8 +308,7 @@ func burstRound(ctx context.Context, adminURL string, template []byte, n, c int)
 				if i >= int64(n) {
 					return
 				}
-				body := bytes.Replace(template, []byte(`"number": 1,`), []byte(fmt.Sprintf(`"number": %d,`, 1000+i%2000+1)), -1)
-				if err := post(ctx, client, srv.URL, secret, fmt.Sprintf("burst-%d", i), body); err != nil {
+				if err := post(ctx, client, srv.URL, secret, fmt.Sprintf("burst-%d", i), load[i]); err != nil {
 					failures.Add(1)
 				}
 			}
@@ -343,8 +333,9 @@ func snapshotCount(ctx context.Context, pool *store.Pool) (int, error) {
 	return n, err
 }
 
-// post sends one signed delivery and wants 202.
-func post(ctx context.Context, client *http.Client, base, secret, id string, body []byte) error {
+// post sends one signed delivery and wants 202; there are no retries.
+func post(ctx context.Context, client *http.Client, base, secret, id string, d delivery) error {
+	body := d.body
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/gitea", bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -352,7 +343,7 @@ func post(ctx context.Context, client *http.Client, base, secret, id string, bod
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
 	req.Header.Set("X-Gitea-Signature", hex.EncodeToString(mac.Sum(nil)))
-	req.Header.Set("X-Gitea-Event", "issues")
+	req.Header.Set("X-Gitea-Event", d.event)
 	req.Header.Set("X-Gitea-Delivery", id)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)

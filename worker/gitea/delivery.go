@@ -92,6 +92,9 @@ func decodeIssues(ch Change, body []byte) (Change, error) {
 	if p.Issue == nil || p.Repository == nil {
 		return Change{}, fmt.Errorf("decode issues delivery: %w: issue or repository missing", ErrMalformedDelivery)
 	}
+	if err := possible("issues", p.Issue.Number, len(p.Issue.Labels)); err != nil {
+		return Change{}, err
+	}
 	ch.Action, ch.Repo, ch.Sender, ch.CommitID = p.Action, p.Repository.FullName, login(p.Sender), p.CommitID
 	if p.Issue.Repository == nil {
 		p.Issue.Repository = &RepositoryMeta{ID: p.Repository.ID, Name: p.Repository.Name, FullName: p.Repository.FullName}
@@ -107,6 +110,9 @@ func decodePull(ch Change, body []byte) (Change, error) {
 	}
 	if p.PullRequest == nil || p.Repository == nil {
 		return Change{}, fmt.Errorf("decode %s delivery: %w: pull_request or repository missing", ch.Event, ErrMalformedDelivery)
+	}
+	if err := possible(ch.Event, p.PullRequest.Number, len(p.PullRequest.Labels)); err != nil {
+		return Change{}, err
 	}
 	ch.Action, ch.Repo, ch.Sender, ch.CommitID = p.Action, p.Repository.FullName, login(p.Sender), p.CommitID
 	pr := *p.PullRequest
@@ -179,6 +185,13 @@ func decodeIssueComment(ch Change, body []byte) (Change, error) {
 	if p.Issue == nil || p.Comment == nil || p.Repository == nil {
 		return Change{}, fmt.Errorf("decode issue_comment delivery: %w: issue, comment or repository missing", ErrMalformedDelivery)
 	}
+	labels := len(p.Issue.Labels)
+	if p.PullRequest != nil {
+		labels = max(labels, len(p.PullRequest.Labels))
+	}
+	if err := possible("issue_comment", p.Issue.Number, labels); err != nil {
+		return Change{}, err
+	}
 	ch.Action, ch.Repo, ch.Sender = p.Action, p.Repository.FullName, login(p.Sender)
 	if p.Issue.Repository == nil {
 		p.Issue.Repository = &RepositoryMeta{ID: p.Repository.ID, Name: p.Repository.Name, FullName: p.Repository.FullName}
@@ -217,6 +230,23 @@ func decodeIssueComment(ch Change, body []byte) (Change, error) {
 		ch.Milestone = &m
 	}
 	return ch, nil
+}
+
+// MaxLabelsPerIssue bounds the labels one delivery may put on an issue.
+// Gitea has no hard limit, but a repository with more than a thousand
+// labels on one issue does not exist; a payload claiming it is an attack
+// on the label mirror (each one is a row).
+const MaxLabelsPerIssue = 1000
+
+// possible refuses values no Gitea sends: issue numbers start at 1.
+func possible(event string, number int64, labels int) error {
+	if number < 1 {
+		return fmt.Errorf("decode %s delivery: %w: issue number %d (numbers start at 1)", event, ErrMalformedDelivery, number)
+	}
+	if labels > MaxLabelsPerIssue {
+		return fmt.Errorf("decode %s delivery: %w: %d labels on one issue (at most %d)", event, ErrMalformedDelivery, labels, MaxLabelsPerIssue)
+	}
+	return nil
 }
 
 func labelRows(labels []Label) []store.Label {

@@ -26,9 +26,11 @@
 // An at-risk milestone lists up to five such issues, most frequent first;
 // when none reaches half (the chain changes from trial to trial) it lists
 // its three most frequent links with their shares, so the reader still sees
-// where to look. Now, next and blocked work at or above the bar carries a
-// CriticalFlag naming the milestone, the share and whether the milestone
-// is at risk.
+// where to look. Now, next and blocked work at or above the bar, or listed
+// in an at-risk milestone's chain, carries a CriticalFlag naming the
+// milestone, the share and whether the milestone is at risk; when its
+// person works part-time (under half the team's median hours a week) the
+// item is flagged part-time too, since the chain then waits on few hours.
 //
 // # Sections: the report's structure and how to extend it
 //

@@ -445,8 +445,12 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 		titles[m.ID] = m.Title
 	}
 	atRisk := make(map[int64]bool, len(risky))
+	listed := map[int64]bool{}
 	for _, m := range risky {
 		atRisk[m.Milestone] = true
+		for _, c := range m.Chain {
+			listed[c.Number] = true
+		}
 	}
 	by := map[string]*PersonPlan{}
 	person := func(login string) *PersonPlan {
@@ -472,7 +476,7 @@ func plans(in Input, date func(time.Time) string, status map[int64]*scheduler.Is
 			it.P50 = date(f.P50)
 		}
 		if it.State != scheduler.Done {
-			it.Critical = criticalFlag(n, issues, fc, titles, atRisk)
+			it.Critical = criticalFlag(n, issues, fc, titles, atRisk, listed)
 		}
 		return it
 	}

@@ -125,11 +125,14 @@ func chainOf(cs []Chain) ([]Chain, int) {
 	return slices.Clone(cs[:min(n, maxChain)]), max(n-maxChain, 0)
 }
 
-// criticalFlag says whether plan work n is on its milestone's chain.
+// criticalFlag says whether plan work n is on its milestone's chain: at or
+// above the bar, or named in an at-risk milestone's chain (listed), so
+// that work the report's at-risk part points at is flagged where a person
+// plans it.
 func criticalFlag(n int64, issues map[int64]*Issue, fc map[int64]*scheduler.IssueForecast,
-	titles map[int64]string, risky map[int64]bool) *CriticalFlag {
+	titles map[int64]string, risky, listed map[int64]bool) *CriticalFlag {
 	f, is := fc[n], issues[n]
-	if f == nil || is == nil || is.Milestone == 0 || f.CriticalFreq < criticalShare {
+	if f == nil || is == nil || is.Milestone == 0 || f.CriticalFreq <= 0 || (f.CriticalFreq < criticalShare && !listed[n]) {
 		return nil
 	}
 	return &CriticalFlag{Milestone: is.Milestone, Title: titles[is.Milestone], Share: round100(f.CriticalFreq), AtRisk: risky[is.Milestone]}

@@ -2,6 +2,7 @@ package standup
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -94,6 +95,9 @@ const (
 	FlagHardDeadline  = "hard_deadline"
 	FlagLate          = "late"
 	FlagBlocked       = "blocked"
+	// FlagPartTime: critical-chain work planned on a person with under half
+	// the team's median hours a week.
+	FlagPartTime = "part_time"
 )
 
 // Roles of sub-entries.
@@ -236,7 +240,19 @@ func (r Report) driftSection() Section {
 func (r Report) planSection() Section {
 	s := Section{Key: SectionPlan, Heading: "Plan", Entries: []Entry{},
 		Empty: "nobody has assigned or scheduled work."}
+	var hours []float64
 	for _, p := range r.Plan {
+		if p.HoursPerWeek > 0 {
+			hours = append(hours, p.HoursPerWeek)
+		}
+	}
+	slices.Sort(hours)
+	var median float64
+	if n := len(hours); n > 0 {
+		median = (hours[(n-1)/2] + hours[n/2]) / 2
+	}
+	for _, p := range r.Plan {
+		partTime := p.HoursPerWeek > 0 && p.HoursPerWeek < median/2
 		e := Entry{Subject: Subject{Kind: SubjectPerson, Person: p.Login}}
 		if p.HoursPerWeek > 0 {
 			e.Text = fmt.Sprintf(" (%s h a week, %s of work, free from %s)", num(p.HoursPerWeek), weeks(p.LoadWeeks), p.FreeFrom)
@@ -257,6 +273,9 @@ func (r Report) planSection() Section {
 						text += ", which is at risk"
 					}
 					sub.Flags = append(sub.Flags, Flag{Kind: FlagCriticalChain, Text: text, Milestone: &ms})
+					if partTime {
+						sub.Flags = append(sub.Flags, Flag{Kind: FlagPartTime, Text: "part-time: " + p.Login + " has " + num(p.HoursPerWeek) + " h a week"})
+					}
 				}
 				e.Entries = append(e.Entries, sub)
 			}

@@ -136,3 +136,57 @@ func TestSectionsNameEverySubject(t *testing.T) {
 		}
 	}
 }
+
+// A part-time person planned on critical-chain work gets a second flag:
+// dana's 9 h a week against a team of 30 h weeks, on v1.0's chain.
+func TestPlanFlagsPartTimeOnCriticalChain(t *testing.T) {
+	in := atRiskDay()
+	in.Snapshot.Capacity = append(in.Snapshot.Capacity,
+		scheduler.RunwayCapacity{Login: "ann", HoursPerWeek: 30, LoadWeeks: 1, FreeFromP50: at(10)},
+		scheduler.RunwayCapacity{Login: "bob", HoursPerWeek: 30, LoadWeeks: 1, FreeFromP50: at(10)})
+	r := Build(in)
+	flags := map[string][]string{}
+	for _, s := range r.Sections() {
+		if s.Key != SectionPlan {
+			continue
+		}
+		for _, e := range s.Entries {
+			for _, sub := range e.Entries {
+				for _, f := range sub.Flags {
+					flags[e.Subject.Person] = append(flags[e.Subject.Person], f.Kind+": "+f.Text)
+				}
+			}
+		}
+	}
+	if !slices.Contains(flags["dana"], FlagPartTime+": part-time: dana has 9 h a week") {
+		t.Errorf("dana's flags = %q, want the part-time flag beside the critical chain", flags["dana"])
+	}
+	for _, who := range []string{"ann", "bob"} {
+		for _, f := range flags[who] {
+			if strings.HasPrefix(f, FlagPartTime) {
+				t.Errorf("%s (30 h a week) flagged %q", who, f)
+			}
+		}
+	}
+	if text := Template(r); !strings.Contains(text, "[critical chain of v1.0 in 88% of trials, which is at risk] [part-time: dana has 9 h a week]") {
+		t.Errorf("template lacks the part-time flag:\n%s", text)
+	}
+}
+
+// Work the at-risk part names as a milestone's chain is flagged in the
+// plan even under half the trials: the report points at it twice.
+func TestPlanFlagsListedChainUnderTheBar(t *testing.T) {
+	in := atRiskDay()
+	for i := range in.Snapshot.Forecast.Issues {
+		in.Snapshot.Forecast.Issues[i].CriticalFreq /= 4
+	}
+	r := Build(in)
+	for _, p := range r.Plan {
+		if p.Login != "dana" {
+			continue
+		}
+		if c := p.Next[0].Critical; c == nil || c.Share != 0.22 || !c.AtRisk {
+			t.Errorf("dana's #22 at 22%% of trials, listed in v1.0's chain: flag %+v", c)
+		}
+	}
+}

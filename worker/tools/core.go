@@ -217,6 +217,9 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
+	if field, ok := nulString(raw); ok {
+		return Errorf(CodeInvalidInput, field, "%s contains the NUL character (\\u0000), which no text here may hold", orInput(field))
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -245,6 +248,64 @@ func decodeStrict(raw json.RawMessage, v any) error {
 		return fe
 	}
 	return Errorf(CodeInvalidInput, "", "invalid input: %v", err)
+}
+
+// nulString finds a string (key or value) in raw that holds NUL and names
+// the object key it sits under. Postgres text and jsonb refuse NUL, so an
+// input holding one would fail deep in a handler as INTERNAL, on every
+// retry; it is the caller's to fix, so it is refused up front.
+func nulString(raw []byte) (string, bool) {
+	if !bytes.Contains(raw, []byte(`\u0000`)) {
+		return "", false
+	}
+	type level struct {
+		object, wantKey bool
+		key             string
+	}
+	var stack []level
+	path := func() string {
+		var keys []string
+		for _, l := range stack {
+			if l.object && l.key != "" {
+				keys = append(keys, l.key)
+			}
+		}
+		return strings.Join(keys, ".")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false // malformed input is reported by the decoding
+		}
+		top := len(stack) - 1
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, level{object: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:top]
+				if top > 0 && stack[top-1].object {
+					stack[top-1].wantKey = true // the container was a value
+				}
+			}
+			continue
+		}
+		str, isString := tok.(string)
+		if top >= 0 && stack[top].object && stack[top].wantKey {
+			stack[top].key, stack[top].wantKey = str, false
+			if strings.IndexByte(str, 0) >= 0 {
+				return path(), true
+			}
+			continue
+		}
+		if isString && strings.IndexByte(str, 0) >= 0 {
+			return path(), true
+		}
+		if top >= 0 && stack[top].object {
+			stack[top].wantKey = true
+		}
+	}
 }
 
 func orInput(field string) string {

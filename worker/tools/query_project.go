@@ -130,6 +130,14 @@ type query struct {
 	caps *Caps
 }
 
+// Query answers query_project as the tool does, for a reader inside
+// CommiTea (the dashboard) that shows the same figures on its pages: no
+// caller, no scope check (the caller checks access), and not counted as a
+// tool call.
+func (s *Service) Query(ctx context.Context, in QueryProjectInput) (Answer[any], error) {
+	return s.queryProject(ctx, Caller{}, in)
+}
+
 func (s *Service) queryProject(ctx context.Context, _ Caller, in QueryProjectInput) (Answer[any], error) {
 	if !slices.Contains(Views, in.View) {
 		if in.View == "" {

@@ -184,7 +184,7 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 		return Answer[RecordDirectiveOutput]{}, fmt.Errorf("encode consequence: %w", err)
 	}
 	row := store.Directive{ProjectID: p.ID, Kind: in.Kind, Quote: in.Quote, Target: target, Params: in.Params,
-		Rationale: in.Rationale, Caller: c.Name, Consequence: cons, Summary: out.Summary}
+		Rationale: in.Rationale, Caller: c.Name, Consequence: cons, Summary: out.Summary, CreatedAt: s.now()}
 	if noParams {
 		row.Params = nil
 	}

@@ -41,7 +41,30 @@ type Project struct {
 	// backlog (half as many without a milestone, and as many untouched
 	// reports), for small projects; default the demo's 16 to 22.
 	Backlog int
+	// Planned makes the history's team work the way CommiTea's forecast
+	// plans, so that a backtest of the live model can be judged against a
+	// known truth (the effort model below is the truth): every issue is
+	// filed PlannedLead before it is started, all at one priority (p/2),
+	// so the order work is started in is the order it was filed in and
+	// whoever frees up first takes the next issue; nobody has untracked
+	// time between issues; nothing goes stale; the open backlog and the
+	// untouched reports were filed in the last twelve hours, so no past
+	// cut-off holds work the team was never going to do; and the work
+	// finished 45 days or more before Now went out in six-week releases
+	// ("v0.N"), closed milestones due at the end of their window. Without
+	// it (the demo), issues are filed 1 hour to 30 days before their
+	// start at random priorities, people idle up to 14 working hours
+	// between issues, and the backlog was filed up to 120 days back and
+	// never touched: histories a planner cannot be right about.
+	Planned bool
 }
+
+// PlannedLead is how long before its start a Planned history's issue is
+// filed.
+const PlannedLead = 10 * 24 * time.Hour
+
+// plannedRelease is the window of a Planned history's past releases.
+const plannedRelease = 42 * 24 * time.Hour
 
 // Person is one generated team member: how fast they work against the
 // estimates and when they work. The calendar is what CommiTea should be
@@ -257,10 +280,39 @@ func generate(base *state, p Project, serverURL string) error {
 		return "kind/feature"
 	}
 	prio := func() string { return []string{"p/0", "p/1", "p/1", "p/2", "p/2", "p/2", "p/3"}[rng.IntN(7)] }
+	// Past releases of a Planned history, created as work finishes in
+	// their window.
+	start := now.AddDate(-1, 0, 0)
+	if p.HistoryDays > 0 {
+		start = now.AddDate(0, 0, -p.HistoryDays)
+	}
+	releases := map[int]int64{}
+	release := func(finished time.Time) int64 {
+		r := int(finished.Sub(start) / plannedRelease)
+		if id, ok := releases[r]; ok {
+			return id
+		}
+		end := start.Add(time.Duration(r+1) * plannedRelease)
+		if last := now.Add(-45 * 24 * time.Hour); end.After(last) {
+			end = last
+		}
+		o := clone(milestoneTmpl)
+		id := base.nextMilestoneID
+		base.nextMilestoneID++
+		opened := start.Add(time.Duration(r) * plannedRelease)
+		o["id"], o["title"], o["description"], o["state"] = float64(id), fmt.Sprintf("v0.%d", r+1), "A release of the past year.", "closed"
+		o["due_on"], o["created_at"], o["updated_at"], o["closed_at"] = fmtTime(endOfDay(end)), fmtTime(opened), fmtTime(endOfDay(end)), fmtTime(endOfDay(end))
+		base.milestones[id] = o
+		releases[r] = id
+		return id
+	}
 	// milestoneFor a piece of work finishing at t: work of the last months
 	// went into the open milestones, the earliest mostly.
 	milestoneFor := func(t time.Time) int64 {
 		age := now.Sub(t)
+		if p.Planned && age >= 45*24*time.Hour {
+			return release(t)
+		}
 		switch {
 		case age < 45*24*time.Hour:
 			return int64(1 + min(rng.IntN(3), rng.IntN(3)))
@@ -273,15 +325,15 @@ func generate(base *state, p Project, serverURL string) error {
 	var items []*generatedItem
 	// History: each person works one issue at a time on their calendar,
 	// with untracked time (meetings, reviews) between issues.
-	start := now.AddDate(-1, 0, 0)
-	if p.HistoryDays > 0 {
-		start = now.AddDate(0, 0, -p.HistoryDays)
-	}
 	for k, person := range p.Team {
 		c := cals[k]
 		t := c.advance(start, rng.Float64()*10)
 		for {
-			t = c.advance(t, rng.Float64()*14)
+			idle := rng.Float64() * 14
+			if p.Planned {
+				idle = 0
+			}
+			t = c.advance(t, idle)
 			size := pickSize()
 			actual := genHours[size] * person.Speed * math.Exp(rng.NormFloat64()*0.35)
 			if size == 4 {
@@ -297,6 +349,9 @@ func generate(base *state, p Project, serverURL string) error {
 				title: title(), created: started.Add(-time.Duration(1+rng.IntN(30*24)) * time.Hour),
 				started: started, closed: finished, updated: finished, person: person.Login,
 				labels: []string{genSizes[size], prio(), kind()}, milestone: milestoneFor(finished),
+			}
+			if p.Planned {
+				it.created, it.labels[1] = started.Add(-PlannedLead), "p/2"
 			}
 			it.body = fmt.Sprintf("%s.\n\nFound while working on %s.", it.title, genThings[rng.IntN(len(genThings))])
 			if rng.IntN(3) == 0 {
@@ -318,7 +373,7 @@ func generate(base *state, p Project, serverURL string) error {
 	for k, person := range p.Team {
 		c := cals[k]
 		n := 1 + rng.IntN(2)
-		staleOne := k == 1 || k == 4 // two people have let something go quiet
+		staleOne := (k == 1 || k == 4) && !p.Planned // two people have let something go quiet
 		if staleOne {
 			n++
 		}
@@ -338,8 +393,12 @@ func generate(base *state, p Project, serverURL string) error {
 				updated = now.Add(-time.Hour)
 				started = updated
 			}
+			created := started.Add(-time.Duration(24+rng.IntN(20*24)) * time.Hour)
+			if p.Planned {
+				created = started.Add(-PlannedLead)
+			}
 			it := &generatedItem{
-				title: title(), created: started.Add(-time.Duration(24+rng.IntN(20*24)) * time.Hour),
+				title: title(), created: created,
 				started: started, updated: updated, person: person.Login,
 				labels: []string{genSizes[size], []string{"p/1", "p/2"}[rng.IntN(2)], kind()}, milestone: int64(1 + rng.IntN(2)),
 			}
@@ -396,8 +455,12 @@ func generate(base *state, p Project, serverURL string) error {
 	for _, b := range backlog {
 		for j := range b.n {
 			size := pickSize()
+			created := now.Add(-time.Duration(24+rng.IntN(120*24)) * time.Hour)
+			if p.Planned {
+				created = now.Add(-time.Duration(1+rng.IntN(12)) * time.Hour)
+			}
 			it := &generatedItem{
-				title: title(), created: now.Add(-time.Duration(24+rng.IntN(120*24)) * time.Hour),
+				title: title(), created: created,
 				labels: []string{genSizes[size], b.prios[rng.IntN(len(b.prios))], kind()}, milestone: b.milestone,
 			}
 			if b.milestone == 1 && size == 4 {
@@ -417,6 +480,9 @@ func generate(base *state, p Project, serverURL string) error {
 	}
 	for range reports {
 		it := &generatedItem{title: "Report: " + strings.ToLower(title()) + " misbehaves", created: now.Add(-time.Duration(2+rng.IntN(20*24)) * time.Hour)}
+		if p.Planned {
+			it.created = now.Add(-time.Duration(1+rng.IntN(12)) * time.Hour)
+		}
 		it.updated = it.created
 		it.body = "Something is off here; nobody has looked yet."
 		items = append(items, it)

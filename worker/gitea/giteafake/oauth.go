@@ -250,10 +250,41 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request, body []byte) {
 		s.grant(w, r, body)
 	case r.URL.Path == "/login/oauth/access_token" && r.Method == http.MethodPost:
 		s.accessToken(w, r, body)
+	case r.Method == http.MethodGet && s.issuePage(w, r.URL.Path):
 	default:
 		http.NotFound(w, r)
 	}
 }
+
+// issuePage answers an issue's web page, /{owner}/{repo}/issues/{n}, where
+// Gitea shows an issue to people (CommiTea's dashboard links there): its
+// title, state and description. It reports whether path was one.
+func (s *Server) issuePage(w http.ResponseWriter, path string) bool {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) != 4 || parts[0] != s.st.owner || parts[1] != s.st.name || (parts[2] != "issues" && parts[2] != "pulls") {
+		return false
+	}
+	n, err := strconv.ParseInt(parts[3], 10, 64)
+	is := s.st.issues[n]
+	if err != nil || is == nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = issuePageTmpl.Execute(w, struct {
+		Repo   string
+		Number int64
+		Title  string
+		State  string
+		Body   string
+	}{s.st.owner + "/" + s.st.name, is.number, is.title, is.state, is.body})
+	return true
+}
+
+var issuePageTmpl = template.Must(template.New("issue").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>{{.Title}} · #{{.Number}} · {{.Repo}} · fake Gitea</title></head><body>
+<h1>{{.Title}} <span>#{{.Number}}</span></h1><p>{{.Repo}} · {{.State}}</p><pre>{{.Body}}</pre>
+</body></html>
+`))
 
 var webPages = template.Must(template.New("login").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign in · fake Gitea</title></head><body>
