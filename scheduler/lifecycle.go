@@ -39,6 +39,9 @@ package scheduler
 //     ...; any other unknown est/* value is only a missing estimate). An open
 //     issue that depends on an unschedulable one inherits that reason, with
 //     "depends:#N" in its provenance, since it cannot start either.
+//   - Aging: set after the flow metrics by MarkAging (flow.go), not by
+//     Infer: steeping or in review for longer than the service level
+//     expectation, with the age and the SLE as provenance.
 //
 // Every derived value carries its provenance: short strings naming the
 // labels, pull requests, assignees and dependencies it came from, such as

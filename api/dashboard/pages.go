@@ -34,6 +34,9 @@ type card struct {
 	Flags       []flag
 	P50, P80    time.Time
 	Critical    float64
+	// Age is started, open work's age in calendar days since it first
+	// started (the flow figures' work item age), 0 for other work.
+	Age int
 }
 
 // flag is a badge on a card; Kind picks its colour, Key names it in the
@@ -46,6 +49,7 @@ const (
 	flagStale         = "stale"
 	flagNoEstimate    = "no-estimate"
 	flagUnschedulable = "unschedulable"
+	flagAging         = "aging"
 	flagDiscarded     = "discarded"
 	flagHard          = "hard"
 	flagNew           = "new"
@@ -55,6 +59,7 @@ const (
 // flagFilters are the board's flag filter choices, in menu order.
 var flagFilters = []struct{ Key, Name string }{
 	{flagBlocked, "blocked"}, {flagStale, "stale"}, {flagNoEstimate, "no estimate"}, {flagUnschedulable, "unschedulable"},
+	{flagAging, "aging (past the SLE)"},
 	{flagHard, "deadline/hard"}, {flagLikely, "unassigned, likely taker"}, {flagNew, "new since the forecast"}, {flagDiscarded, "discarded"},
 }
 
@@ -105,6 +110,14 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 		fc[f.Number] = f
 	}
 	titles := milestoneTitles(s)
+	ages := map[int64]scheduler.WorkItemAge{}
+	var sle scheduler.SLE
+	if s.Flow != nil {
+		sle = s.Flow.SLE
+		for _, a := range s.Flow.Age {
+			ages[a.Number] = a
+		}
+	}
 	out := make([]card, 0, len(rows))
 	for _, r := range rows {
 		size, prio, hard := scheduler.ParseLabels(r.Labels)
@@ -134,6 +147,12 @@ func (d *Dashboard) cards(ctx context.Context, p store.Project, s *snapshot) ([]
 		}
 		if st.Unschedulable != "" {
 			c.Flags = append(c.Flags, flag{"bad", "unschedulable: " + st.Unschedulable, flagUnschedulable})
+		}
+		if a, ok := ages[r.Number]; ok && st.State != scheduler.Done {
+			c.Age = a.Days
+		}
+		if st.Aging {
+			c.Flags = append(c.Flags, flag{"aging", fmt.Sprintf("aging: past the %d%% SLE of %d days", sle.Percentile, sle.Days), flagAging})
 		}
 		if st.Discarded {
 			c.Flags = append(c.Flags, flag{"info", "discarded", flagDiscarded})

@@ -33,6 +33,7 @@ type dashboardPage struct {
 var dashboardPages = []dashboardPage{
 	{Path: "/", Charts: []string{".board .card", "dl.legend"}},
 	{Path: "/?milestone=1&assignee=none", Charts: []string{".board .card"}},
+	{Path: "/?flag=aging", Charts: []string{".board .card .badge.aging"}},
 	{Path: "/issues/316", Charts: []string{"#issue-summary", "table#timeline"}},
 	{Path: "/people", Charts: []string{"table#people tr[data-login]"}},
 	{Path: "/runway", Charts: []string{"svg.runway .band", "svg.runway .due"}},

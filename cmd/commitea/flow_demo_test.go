@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -189,6 +190,12 @@ func TestDemoFlowAgreesWithSQL(t *testing.T) {
 		ages[vals[0].(int64)] = int(vals[1].(int32))
 	})
 	aging := 0
+	sqlAging := map[int64]int{}
+	for num, days := range ages {
+		if days > *p85 {
+			sqlAging[num] = days
+		}
+	}
 	for _, r := range rows(doc, "ages") {
 		num, err := strconv.ParseInt(attr(r, "data-number"), 10, 64)
 		if err != nil {
@@ -209,6 +216,28 @@ func TestDemoFlowAgreesWithSQL(t *testing.T) {
 	if len(ages) > 0 {
 		t.Errorf("in progress per SQL but not on the page: %v", ages)
 	}
+	// The board's aging filter shows those issues, each with its age.
+	board, _ := demoPage(t, d, "/dashboard/acme/teapot/?flag=aging")
+	onBoard := map[int64]int{}
+	walkHTML(board, func(c *html.Node) {
+		if c.Data != "div" || attr(c, "class") != "card" {
+			return
+		}
+		num, err := strconv.ParseInt(attr(c, "data-number"), 10, 64)
+		if err != nil {
+			t.Fatalf("card %v", c.Attr)
+		}
+		var age int
+		walkHTML(c, func(a *html.Node) {
+			if a.Data == "span" && attr(a, "class") == "age" {
+				_, _ = fmt.Sscanf(pageText(a), "%d days in progress", &age)
+			}
+		})
+		onBoard[num] = age
+	})
+	if !maps.Equal(onBoard, sqlAging) {
+		t.Errorf("the board's aging filter shows %v (issue: age), SQL says %v", onBoard, sqlAging)
+	}
 	if !strings.HasPrefix(now.UTC().Format(time.DateOnly), demoFlowDate) {
 		t.Errorf("the snapshot's now is %s, not on the demo's pinned %s", now, demoFlowDate)
 	}
@@ -218,7 +247,13 @@ func TestDemoFlowAgreesWithSQL(t *testing.T) {
 
 func flowPage(t *testing.T, d *runningDemo) (*html.Node, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, d.base+"/dashboard/acme/teapot/flow", nil)
+	return demoPage(t, d, "/dashboard/acme/teapot/flow")
+}
+
+// demoPage is a dashboard page of the demo, parsed.
+func demoPage(t *testing.T, d *runningDemo, path string) (*html.Node, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, d.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+d.token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -227,7 +262,7 @@ func flowPage(t *testing.T, d *runningDemo) (*html.Node, string) {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("flow page: %d %.300s", resp.StatusCode, raw)
+		t.Fatalf("%s: %d %.300s", path, resp.StatusCode, raw)
 	}
 	doc, err := html.Parse(strings.NewReader(string(raw)))
 	if err != nil {

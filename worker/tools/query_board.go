@@ -22,13 +22,17 @@ type BoardColumn struct {
 	Issues []BoardCard `json:"issues"`
 }
 
-// BoardCard is one issue on the board.
+// BoardCard is one issue on the board. AgeDays is the work item age of
+// started, open work (steeping, in review), in calendar days since it
+// first started; the aging flag says it is past the service level
+// expectation.
 type BoardCard struct {
 	Issue    int64    `json:"issue"`
 	Title    string   `json:"title"`
 	Assignee string   `json:"assignee,omitempty"`
 	Estimate string   `json:"estimate,omitempty"`
 	Priority int      `json:"priority"`
+	AgeDays  int      `json:"ageDays,omitempty"`
 	Flags    []string `json:"flags,omitempty"`
 }
 
@@ -70,6 +74,12 @@ func (q *query) card(it *issueItem) BoardCard {
 	}
 	if st.Unschedulable != "" {
 		c.Flags = append(c.Flags, "unschedulable:"+st.Unschedulable)
+	}
+	if st.Aging {
+		c.Flags = append(c.Flags, "aging")
+	}
+	if a := q.v.Age[st.Number]; a != nil && st.State != scheduler.Done {
+		c.AgeDays = a.Days
 	}
 	return c
 }

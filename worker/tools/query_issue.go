@@ -64,6 +64,21 @@ type IssueDerived struct {
 	Unschedulable   string                `json:"unschedulable,omitempty"`
 	Provenance      *scheduler.Provenance `json:"provenance,omitempty"`
 	ForecastMissing string                `json:"forecastMissing,omitempty"`
+	// Age is started, open work's age against the service level
+	// expectation.
+	Age *IssueAge `json:"age,omitempty"`
+}
+
+// IssueAge is an open, started issue's work item age: calendar days since
+// it first started (Since, a local date), the highest cycle-time
+// percentile it is past (0: none) and the SLE it is read against (SLEDays
+// 0: no SLE yet, too few finished issues).
+type IssueAge struct {
+	Days          int    `json:"days"`
+	Since         string `json:"since"`
+	Past          int    `json:"pastPercentile,omitempty"`
+	SLEPercentile int    `json:"slePercentile"`
+	SLEDays       int    `json:"sleDays"`
 }
 
 // TimelineStep is one lifecycle transition and what caused it.
@@ -149,12 +164,17 @@ func (q *query) issue(ctx context.Context) (Answer[any], error) {
 		d.State, d.Estimate, d.BlockedBy, d.Unschedulable = string(st.State), string(st.Estimate), st.BlockedBy, st.Unschedulable
 		why := st.Why
 		d.Provenance = &why
-		for flag, on := range map[string]bool{"blocked": st.Blocked, "stale": st.Stale, "missingEstimate": st.MissingEstimate, "discarded": st.Discarded} {
+		for flag, on := range map[string]bool{"blocked": st.Blocked, "stale": st.Stale, "missingEstimate": st.MissingEstimate,
+			"discarded": st.Discarded, "aging": st.Aging} {
 			if on {
 				d.Flags = append(d.Flags, flag)
 			}
 		}
 		sortStrings(d.Flags)
+		if a := q.v.Age[n]; a != nil && st.State != scheduler.Done {
+			d.Age = &IssueAge{Days: a.Days, Since: a.StartDay, Past: a.Past,
+				SLEPercentile: q.v.Data.Flow.SLE.Percentile, SLEDays: q.v.Data.Flow.SLE.Days}
+		}
 	} else if i.IsPull {
 		d.State = "pull request"
 		d.ForecastMissing = "pull requests get no lifecycle state or forecast of their own; they move the issues they close"

@@ -81,13 +81,16 @@ func (s *Service) project(name string) (store.Project, error) {
 // projectView is one consistent reading of a project: its latest snapshot,
 // decoded and indexed, and its mirror's issue heads and milestones.
 type projectView struct {
-	Project    store.Project
-	Version    int64
-	Counter    int64
-	Data       worker.SnapshotData
-	Status     map[int64]*scheduler.IssueStatus
-	Forecast   map[int64]*scheduler.IssueForecast
-	Milestone  map[int64]*scheduler.MilestoneForecast
+	Project   store.Project
+	Version   int64
+	Counter   int64
+	Data      worker.SnapshotData
+	Status    map[int64]*scheduler.IssueStatus
+	Forecast  map[int64]*scheduler.IssueForecast
+	Milestone map[int64]*scheduler.MilestoneForecast
+	// Age is each open, started issue's work item age from the flow
+	// figures (empty in a snapshot without them).
+	Age        map[int64]*scheduler.WorkItemAge
 	Heads      []store.IssueHead
 	Head       map[int64]*store.IssueHead
 	Milestones []store.Milestone
@@ -255,6 +258,12 @@ func (v *projectView) index() {
 	v.Milestone = make(map[int64]*scheduler.MilestoneForecast, len(v.Data.Forecast.Milestones))
 	for i := range v.Data.Forecast.Milestones {
 		v.Milestone[v.Data.Forecast.Milestones[i].ID] = &v.Data.Forecast.Milestones[i]
+	}
+	v.Age = map[int64]*scheduler.WorkItemAge{}
+	if f := v.Data.Flow; f != nil {
+		for i := range f.Age {
+			v.Age[f.Age[i].Number] = &f.Age[i]
+		}
 	}
 }
 
