@@ -18,6 +18,7 @@ const (
 	CodeForbidden        = "FORBIDDEN"
 	CodeNeedsApproval    = "NEEDS_APPROVAL"
 	CodeModelUnavailable = "MODEL_UNAVAILABLE"
+	CodeTimeout          = "REQUEST_TIMEOUT"
 )
 
 var statusOf = map[string]int{
@@ -30,6 +31,7 @@ var statusOf = map[string]int{
 	CodeUnavailable:      http.StatusServiceUnavailable,
 	CodeModelUnavailable: http.StatusServiceUnavailable,
 	CodeInternal:         http.StatusInternalServerError,
+	CodeTimeout:          http.StatusRequestTimeout,
 	// The tools' own codes share the table, so one writer maps every code.
 	tools.CodeNotReady:           http.StatusServiceUnavailable,
 	tools.CodeNamespaceForbidden: http.StatusUnprocessableEntity,

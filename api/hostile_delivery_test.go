@@ -145,3 +145,29 @@ func TestImpossibleDeliveriesRefused(t *testing.T) {
 		t.Fatalf("long body stored as %d bytes (want %d), %d labels (want 1000)", len(got.Body), len(long), len(got.Labels))
 	}
 }
+
+// TestHugeBodyIsStoredAsIs: an issue body of 2.7 MB of distinct words made
+// the search vector exceed Postgres' 1 MB, so the upsert failed and the
+// delivery was answered 503 on every redelivery. It is stored as it is, and
+// found by its first words.
+func TestHugeBodyIsStoredAsIs(t *testing.T) {
+	t.Parallel()
+	s := newIngestStack(t)
+	var b strings.Builder
+	b.WriteString("zebrafinch ")
+	for i := range 300000 {
+		fmt.Fprintf(&b, "w%07x ", i*2654435761%(1<<28))
+	}
+	p := recordedOpened(t)
+	p["issue"].(map[string]any)["body"] = b.String()
+	if rec := s.sendSigned(t, "huge", p); rec.Code != http.StatusAccepted {
+		t.Fatalf("huge body: status %d %s, want 202", rec.Code, rec.Body)
+	}
+	if got := s.issue(t, 1); got.Body != b.String() {
+		t.Fatalf("body stored as %d bytes, want %d as sent", len(got.Body), b.Len())
+	}
+	var n int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM issues WHERE search @@ plainto_tsquery('english', 'zebrafinch')`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("search for the first word: %d, %v", n, err)
+	}
+}

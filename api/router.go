@@ -33,10 +33,18 @@ type ReadinessChecker func(ctx context.Context) error
 type Config struct {
 	WebhookSecret string
 	MaxBodyBytes  int64
-	Sink          DeliverySink
-	Decode        DeliveryDecoder
-	Ready         ReadinessChecker
-	Log           *slog.Logger
+	// MaxBufferedBytes bounds the request bytes buffered at once across
+	// all requests, unauthenticated webhook bodies above all (bodies.go);
+	// 0 is DefaultMaxBufferedBytes.
+	MaxBufferedBytes int64
+	// WebhookReadTimeout and ToolReadTimeout are how long a body may take
+	// to arrive on each route; 0 is the default.
+	WebhookReadTimeout time.Duration
+	ToolReadTimeout    time.Duration
+	Sink               DeliverySink
+	Decode             DeliveryDecoder
+	Ready              ReadinessChecker
+	Log                *slog.Logger
 	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
 	// /mcp/readonly to callers holding one of Tokens.
 	Tools  ToolRunner
@@ -84,6 +92,16 @@ func NewRouter(cfg Config) http.Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxBufferedBytes <= 0 {
+		cfg.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	if cfg.WebhookReadTimeout <= 0 {
+		cfg.WebhookReadTimeout = DefaultWebhookReadTimeout
+	}
+	if cfg.ToolReadTimeout <= 0 {
+		cfg.ToolReadTimeout = DefaultToolReadTimeout
+	}
+	budget := newByteBudget(cfg.MaxBufferedBytes)
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer, securityHeaders(cfg.secureOrigin()))
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -100,9 +118,9 @@ func NewRouter(cfg Config) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg}).ServeHTTP)
+	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg, budget: budget}).ServeHTTP)
 	if cfg.Tools != nil {
-		mountTools(r, cfg)
+		mountTools(r, cfg, budget)
 	}
 	// Metrics carry no secrets, but they name projects and show load; an
 	// operator who cannot keep the port private sets a token that the
@@ -137,21 +155,22 @@ func NewRouter(cfg Config) http.Handler {
 // (read for query_project, write for the others, approve for an approved
 // batch), except /mcp/readonly, which serves query_project only and calls
 // it with the read scope alone (readOnlyRunner).
-func mountTools(r chi.Router, cfg Config) {
+func mountTools(r chi.Router, cfg Config, budget *byteBudget) {
 	a := newAuthenticator(cfg.Tokens)
+	bodies := toolBodies{limit: maxToolBodyBytes, timeout: cfg.ToolReadTimeout, budget: budget}
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/tools", listTools(cfg.Tools))
 	r.With(a.requireToken(tools.ScopeRead)).Get("/v1/openapi.json", openAPI(cfg))
-	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools))
+	r.With(a.requireToken("")).Post("/v1/tools/{name}", callTool(cfg.Tools, bodies))
 	// POST /v1/ask is Reginald under a path of its own; it is the ask tool,
 	// served only when the registry declares it.
 	if _, ok := cfg.Tools.Lookup("ask"); ok {
-		r.With(a.requireToken(tools.ScopeRead)).Post("/v1/ask", callNamed(cfg.Tools, func(*http.Request) string { return "ask" }))
+		r.With(a.requireToken(tools.ScopeRead)).Post("/v1/ask", callNamed(cfg.Tools, bodies, func(*http.Request) string { return "ask" }))
 	}
 	if cfg.PMState != nil {
 		r.With(a.requireToken(tools.ScopeRead)).Get("/v1/pm-state.md", pmState(cfg.PMState))
 	}
 	full := mcpHandler(cfg.Tools, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
 	readOnly := mcpHandler(readOnlyRunner{cfg.Tools}, cfg.Version, cfg.Log, func(tools.Tool) bool { return true })
-	r.With(a.requireToken("")).Handle("/mcp", full)
-	r.With(a.requireToken(tools.ScopeRead)).Handle("/mcp/readonly", readOnly)
+	r.With(a.requireToken(""), bodies.buffer).Handle("/mcp", full)
+	r.With(a.requireToken(tools.ScopeRead), bodies.buffer).Handle("/mcp/readonly", readOnly)
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,30 +52,58 @@ func listTools(run ToolRunner) http.HandlerFunc {
 // maxToolBodyBytes bounds a tool call's input.
 const maxToolBodyBytes = 1 << 20
 
+// toolBodies are the bounds of a tool call's body (bodies.go).
+type toolBodies struct {
+	limit   int64
+	timeout time.Duration
+	budget  *byteBudget
+}
+
+func (b toolBodies) read(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	buffered, err := readBounded(w, r, b.limit, b.timeout, b.budget)
+	defer buffered.release()
+	if err != nil {
+		writeReadError(w, err, "tool input")
+		return nil, false
+	}
+	return buffered.Bytes(), true
+}
+
+// buffer reads the body within the bounds before the MCP handler sees it.
+func (b toolBodies) buffer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, ok := b.read(w, r)
+		if !ok {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
 // callTool is POST /v1/tools/{name}: the body is the tool's input.
-func callTool(run ToolRunner) http.HandlerFunc {
-	return callNamed(run, func(r *http.Request) string { return chi.URLParam(r, "name") })
+func callTool(run ToolRunner, bodies toolBodies) http.HandlerFunc {
+	return callNamed(run, bodies, func(r *http.Request) string { return chi.URLParam(r, "name") })
 }
 
 // callNamed calls the tool nameOf names with the body as its input.
-func callNamed(run ToolRunner, nameOf func(*http.Request) string) http.HandlerFunc {
+func callNamed(run ToolRunner, bodies toolBodies, nameOf func(*http.Request) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, ok := callerFrom(r.Context())
 		if !ok {
 			writeError(w, CodeUnauthorized, "missing bearer token", "")
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxToolBodyBytes))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				writeError(w, CodeTooLarge, "tool input larger than 1 MiB", "")
-				return
-			}
-			writeError(w, CodeInvalidInput, "could not read body", "")
+		body, ok := bodies.read(w, r)
+		if !ok {
 			return
 		}
 		name := nameOf(r)
+		var err error
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
 			if body, err = withIdempotencyKey(run, name, body, key); err != nil {
 				writeError(w, CodeInvalidInput, err.Error(), "Idempotency-Key")

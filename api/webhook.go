@@ -19,36 +19,35 @@ import (
 )
 
 type webhookHandler struct {
-	cfg Config
+	cfg    Config
+	budget *byteBudget
 }
 
 // ServeHTTP verifies, decodes and stores one delivery. It answers 202 only
 // after the delivery is committed, so an acknowledged delivery is never lost;
-// anything refused is refused before a single row is written.
+// anything refused is refused before a single row is written. Until the
+// signature is checked the body is a stranger's, read within the bounds of
+// bodies.go.
 func (h *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	metrics.DeliveryReceived()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes))
+	buffered, err := readBounded(w, r, h.cfg.MaxBodyBytes, h.cfg.WebhookReadTimeout, h.budget)
+	defer buffered.release()
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			metrics.DeliveryRefused("too_large")
-			writeError(w, CodeTooLarge, "body larger than the configured limit", "")
-			return
-		}
-		metrics.DeliveryRefused("unreadable")
-		writeError(w, CodeInvalidInput, "could not read body", "")
+		metrics.DeliveryRefused(writeReadError(w, err, "body"))
 		return
 	}
 	sig := r.Header.Get("X-Gitea-Signature")
 	if sig == "" {
 		sig = r.Header.Get("X-Forgejo-Signature")
 	}
-	if !validSignature(h.cfg.WebhookSecret, body, sig) {
+	if !validSignature(h.cfg.WebhookSecret, buffered, sig) {
 		metrics.DeliveryRefused("bad_signature")
 		writeError(w, CodeUnauthorized, "missing or wrong webhook signature", "")
 		return
 	}
+	body := buffered.Bytes()
+	buffered.release()
 	id := firstHeader(r, "X-Gitea-Delivery", "X-Forgejo-Delivery")
 	event := firstHeader(r, "X-Gitea-Event", "X-Forgejo-Event")
 	if id == "" || event == "" {
@@ -88,13 +87,15 @@ func (h *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // validSignature checks the hex HMAC-SHA256 of the raw body in constant time.
-func validSignature(secret string, body []byte, sig string) bool {
+func validSignature(secret string, body io.WriterTo, sig string) bool {
 	got, err := hex.DecodeString(sig)
 	if err != nil || len(got) != sha256.Size || secret == "" {
 		return false
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(body)
+	if _, err := body.WriteTo(mac); err != nil {
+		return false
+	}
 	return hmac.Equal(got, mac.Sum(nil))
 }
 

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -196,7 +197,7 @@ func countReachable(num int64, dependents map[int64][]int64) int {
 func focusItem(c focusCandidate, now time.Time) FocusItem {
 	var why []string
 	if c.inProgress {
-		why = append(why, fmt.Sprintf("in progress (%gh spent)", c.is.SpentHours))
+		why = append(why, fmt.Sprintf("in progress (%sh spent)", hoursText(c.is.SpentHours)))
 	}
 	why = append(why, fmt.Sprintf("p/%d", c.is.Priority))
 	if c.hard {
@@ -300,4 +301,13 @@ func Runway(in Input, f Forecast) RunwayResult {
 		})
 	}
 	return res
+}
+
+// hoursText prints hours as people read them: whole hours from 10 on, one
+// decimal below (trailing .0 dropped).
+func hoursText(h float64) string {
+	if h >= 10 {
+		return strconv.FormatFloat(math.Round(h), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(math.Round(h*10)/10, 'f', -1, 64)
 }

@@ -512,8 +512,8 @@ func milestoneMove(now time.Time, d MilestoneDelta) string {
 	case a == nil:
 		return fmt.Sprintf("%s leaves the forecast", d.Title)
 	case DateOf(b.P80) != DateOf(a.P80):
-		s := fmt.Sprintf("%s p80 moves %s → %s (%s working days)", d.Title,
-			shortDate(now, b.P80), shortDate(now, a.P80), signed(d.P80ShiftDays))
+		s := fmt.Sprintf("%s p80 moves %s → %s (%s)", d.Title,
+			shortDate(now, b.P80), shortDate(now, a.P80), workingDays(d.P80ShiftDays))
 		if !a.Due.IsZero() {
 			s += "; slack " + signedDays(a.SlackDays)
 		}
@@ -585,6 +585,15 @@ func signed(x float64) string {
 
 func signedDays(x float64) string { return signed(x) + "d" }
 
+// workingDays prints a signed count of working days, "+1 working day" or
+// "−3 working days".
+func workingDays(x float64) string {
+	if math.Abs(x) == 1 {
+		return signed(x) + " working day"
+	}
+	return signed(x) + " working days"
+}
+
 // cloneInput deep-copies everything a what-if may change, so the caller's
 // input stays untouched.
 func cloneInput(in Input) Input {
@@ -655,3 +664,103 @@ func bandText(p10, p50, p80 time.Time, pDue float64) string {
 	}
 	return s
 }
+
+// Band is a milestone's forecast as people read it and as the directive
+// ledger keeps it: p10, p50 and p80 as dates (YYYY-MM-DD, "" when nothing
+// is forecast) and the chance of the due date to two decimals. Two bands
+// are equal exactly when SameMilestoneForecast would call the dates and
+// chance the same.
+type Band struct {
+	P10  string  `json:"p10,omitempty"`
+	P50  string  `json:"p50"`
+	P80  string  `json:"p80"`
+	PDue float64 `json:"pDue"`
+}
+
+// BandOf reads a milestone forecast as a band; nil reads as the zero band.
+func BandOf(m *MilestoneForecast) Band {
+	if m == nil {
+		return Band{}
+	}
+	return Band{P10: DateOf(m.P10), P50: DateOf(m.P50), P80: DateOf(m.P80), PDue: RoundPDue(m.PDue)}
+}
+
+// MilestoneBand is one milestone's band in a forecast.
+type MilestoneBand struct {
+	Milestone int64  `json:"milestone"`
+	Title     string `json:"title"`
+	Band      Band   `json:"band"`
+}
+
+// MilestoneBands reads every milestone of a forecast as a band, in the
+// forecast's order.
+func MilestoneBands(fc Forecast) []MilestoneBand {
+	out := make([]MilestoneBand, len(fc.Milestones))
+	for k := range fc.Milestones {
+		m := &fc.Milestones[k]
+		out[k] = MilestoneBand{Milestone: m.ID, Title: m.Title, Band: BandOf(m)}
+	}
+	return out
+}
+
+// BandEffect is one milestone's band before and after a change.
+type BandEffect struct {
+	Milestone int64  `json:"milestone"`
+	Title     string `json:"title"`
+	Before    Band   `json:"before"`
+	After     Band   `json:"after"`
+}
+
+// Effects reads a what-if's changed milestones as bands before and after,
+// in the result's order: what the write tools answer as effects.
+func Effects(res WhatIfResult) []BandEffect {
+	out := make([]BandEffect, 0, len(res.Milestones))
+	for _, m := range res.Milestones {
+		out = append(out, BandEffect{Milestone: m.ID, Title: m.Title, Before: BandOf(m.Before), After: BandOf(m.After)})
+	}
+	return out
+}
+
+// AllEffects reads every milestone of either forecast as bands before and
+// after, changed or not, by milestone id: what a quote predicts for the
+// whole project, which the ledger checks against the snapshot that follows.
+func AllEffects(before, after Forecast) []BandEffect {
+	ids, bm, am := pairByKey(before.Milestones, after.Milestones, func(m *MilestoneForecast) int64 { return m.ID })
+	out := make([]BandEffect, 0, len(ids))
+	for _, id := range ids {
+		b, a := bm[id], am[id]
+		title := ""
+		if a != nil {
+			title = a.Title
+		} else {
+			title = b.Title
+		}
+		out = append(out, BandEffect{Milestone: id, Title: title, Before: BandOf(b), After: BandOf(a)})
+	}
+	return out
+}
+
+// RealizedMismatches compares what a quote predicted for every milestone
+// (the After bands) with what the snapshot that followed realized: one line
+// per milestone that reads differently, none when the quote came true.
+func RealizedMismatches(predicted []BandEffect, realized []MilestoneBand) []string {
+	got := make(map[int64]Band, len(realized))
+	for _, r := range realized {
+		got[r.Milestone] = r.Band
+	}
+	var out []string
+	for _, p := range predicted {
+		g, ok := got[p.Milestone]
+		if !ok {
+			g = Band{}
+		}
+		if g != p.After {
+			out = append(out, fmt.Sprintf("%s: quoted p10 %s p50 %s p80 %s pDue %.2f, came p10 %s p50 %s p80 %s pDue %.2f",
+				p.Title, orNever(p.After.P10), orNever(p.After.P50), orNever(p.After.P80), p.After.PDue,
+				orNever(g.P10), orNever(g.P50), orNever(g.P80), g.PDue))
+		}
+	}
+	return out
+}
+
+func orNever(s string) string { return cmp.Or(s, "never") }

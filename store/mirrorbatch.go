@@ -35,17 +35,32 @@ func (m *MirrorBatch) DeleteIssue(number int64) {
 	m.b.Queue(`DELETE FROM issue_history WHERE project_id = $1 AND number = $2`, m.projectID, number)
 }
 
-// Label queues a label upsert.
+// Label queues a label upsert. Every delivery carries its issue's labels,
+// so nearly every upsert repeats the stored row; an upsert that conflicts
+// locks the row until commit even when it changes nothing, which would
+// make every concurrent group commit queue on the few shared label rows.
+// The row is therefore written only when it differs (a plain read first).
 func (m *MirrorBatch) Label(l Label) {
-	m.b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive) VALUES ($1, $2, $3, $4, $5, $6)
+	m.b.Queue(`INSERT INTO labels (project_id, id, name, color, description, exclusive)
+		SELECT $1, $2, $3, $4, $5, $6
+		WHERE NOT EXISTS (SELECT 1 FROM labels WHERE project_id = $1 AND id = $2 AND name = $3 AND color = $4
+			AND description = $5 AND exclusive = $6)
 		ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, color = EXCLUDED.color,
 		description = EXCLUDED.description, exclusive = EXCLUDED.exclusive`,
 		m.projectID, l.ID, cleanText(l.Name), cleanText(l.Color), cleanText(l.Description), l.Exclusive)
 }
 
-// Milestone queues a milestone upsert.
+// Milestone queues a milestone upsert, written only when it differs (see
+// Label).
 func (m *MirrorBatch) Milestone(x Milestone) {
-	queueMilestoneUpsert(&m.b, m.projectID, x)
+	m.b.Queue(`INSERT INTO milestones (project_id, id, title, description, state, due_on, closed_at, updated_at)
+		SELECT $1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz, $8::timestamptz
+		WHERE NOT EXISTS (SELECT 1 FROM milestones WHERE project_id = $1 AND id = $2 AND title = $3 AND description = $4
+			AND state = $5 AND due_on IS NOT DISTINCT FROM $6 AND closed_at IS NOT DISTINCT FROM $7
+			AND updated_at IS NOT DISTINCT FROM $8)
+		ON CONFLICT (project_id, id) DO UPDATE SET title = EXCLUDED.title, description = EXCLUDED.description,
+		state = EXCLUDED.state, due_on = EXCLUDED.due_on, closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at`,
+		m.projectID, x.ID, cleanText(x.Title), cleanText(x.Description), cleanText(x.State), x.DueOn, x.ClosedAt, x.UpdatedAt)
 }
 
 // Comment queues a comment upsert.

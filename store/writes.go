@@ -194,43 +194,6 @@ func AuditLog(ctx context.Context, q DBTX, projectID int64, limit int) ([]AuditE
 	return out, rows.Err()
 }
 
-// GetDirective reads one ledger entry of a project, or ErrNotFound.
-func GetDirective(ctx context.Context, q DBTX, projectID, id int64) (Directive, error) {
-	var d Directive
-	err := q.QueryRow(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by
-		FROM directives WHERE project_id = $1 AND id = $2`, projectID, id).
-		Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy)
-	if noRows(err) {
-		return Directive{}, fmt.Errorf("directive %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Directive{}, fmt.Errorf("directive %d: %w", id, err)
-	}
-	return d, nil
-}
-
-// Ledger returns every directive of a project, oldest first, for
-// pm-state.md.
-func Ledger(ctx context.Context, q DBTX, projectID int64) ([]Directive, error) {
-	rows, err := q.Query(ctx, `SELECT id, project_id, kind, quote, target, params, rationale, caller, consequence, summary, status, created_at, applied_at, negotiated_by
-		FROM directives WHERE project_id = $1 ORDER BY id`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("ledger of project %d: %w", projectID, err)
-	}
-	defer rows.Close()
-	var out []Directive
-	for rows.Next() {
-		var d Directive
-		if err := rows.Scan(&d.ID, &d.ProjectID, &d.Kind, &d.Quote, &d.Target, &d.Params, &d.Rationale, &d.Caller,
-			&d.Consequence, &d.Summary, &d.Status, &d.CreatedAt, &d.AppliedAt, &d.NegotiatedBy); err != nil {
-			return nil, fmt.Errorf("ledger of project %d: %w", projectID, err)
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
-}
-
 // DateSpan is an inclusive range of local dates, "YYYY-MM-DD".
 type DateSpan struct {
 	From string `json:"from"`

@@ -158,6 +158,10 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		snaps[k] = store.Snapshot{ProjectID: projectID, InputsHash: run.hash, ChangeCounter: counter,
 			Duration: time.Since(start), Data: raw}
 	}
+	realized, err := json.Marshal(scheduler.MilestoneBands(runs[0].forecast))
+	if err != nil {
+		return fmt.Errorf("encode realized bands: %w", err)
+	}
 	states, ts := cur.model.states, cur.model.transitions
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
@@ -168,9 +172,18 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 				return fmt.Errorf("enqueue backtest: %w", err)
 			}
 		}
-		for _, snap := range snaps {
-			if _, err := store.PutSnapshot(ctx, tx, snap); err != nil {
+		for k, snap := range snaps {
+			version, err := store.PutSnapshot(ctx, tx, snap)
+			if err != nil {
 				return err
+			}
+			if k == 0 {
+				// The first snapshot covering a directive's writes is the
+				// one its quote named (on the plan it was quoted on): the
+				// ledger keeps its bands as what the directive realized.
+				if _, err := store.RealizeDirectives(ctx, tx, projectID, counter, version, realized, now); err != nil {
+					return err
+				}
 			}
 		}
 		if st.hold != nil {

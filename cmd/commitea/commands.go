@@ -221,25 +221,26 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	ingest := worker.NewIngester(pool, jobs, projects, m.logger, worker.IngesterConfig{})
 	ingest.Start()
 	router := api.NewRouter(api.Config{
-		WebhookSecret: cfg.Gitea.WebhookSecret.Reveal(),
-		MaxBodyBytes:  cfg.Server.MaxBodyBytes,
-		Sink:          ingest,
-		Decode:        gitea.DecodeDelivery,
-		Ready:         readiness(pool),
-		Log:           m.logger,
-		Tools:         registry,
-		PMState:       toolService.PMStateMarkdown,
-		Tokens:        apiTokens(cfg.Tokens),
-		Version:       versionString(),
-		Dashboard:     board.Handler(),
-		RiverUI:       riverUI,
-		MetricsToken:  cfg.Server.MetricsToken.Reveal(),
-		PublicURL:     strings.TrimSuffix(cfg.Server.PublicURL, "/"),
-		SignIn:        signIn,
-		TokenLinks:    cfg.Dashboard.TokenLinks,
-		Projects:      cfg.Projects,
+		WebhookSecret:    cfg.Gitea.WebhookSecret.Reveal(),
+		MaxBodyBytes:     cfg.Server.MaxBodyBytes,
+		MaxBufferedBytes: cfg.Server.MaxBufferedBytes,
+		Sink:             ingest,
+		Decode:           gitea.DecodeDelivery,
+		Ready:            readiness(pool),
+		Log:              m.logger,
+		Tools:            registry,
+		PMState:          toolService.PMStateMarkdown,
+		Tokens:           apiTokens(cfg.Tokens),
+		Version:          versionString(),
+		Dashboard:        board.Handler(),
+		RiverUI:          riverUI,
+		MetricsToken:     cfg.Server.MetricsToken.Reveal(),
+		PublicURL:        strings.TrimSuffix(cfg.Server.PublicURL, "/"),
+		SignIn:           signIn,
+		TokenLinks:       cfg.Dashboard.TokenLinks,
+		Projects:         cfg.Projects,
 	})
-	srv := &http.Server{Addr: cfg.Server.Addr, Handler: router, ReadHeaderTimeout: 10 * time.Second}
+	srv := api.NewServer(cfg.Server.Addr, router)
 	ln := opts.Listener
 	if ln == nil {
 		if ln, err = net.Listen("tcp", cfg.Server.Addr); err != nil {

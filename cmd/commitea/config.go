@@ -95,6 +95,10 @@ type ServerConfig struct {
 	Addr string `toml:"addr"`
 	// MaxBodyBytes caps every request body (webhooks and tool calls).
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// MaxBufferedBytes bounds the request bytes held at once across all
+	// requests (webhook bodies before their signature is checked, tool
+	// inputs); beyond it a request is answered 503 with Retry-After.
+	MaxBufferedBytes int64 `toml:"max_buffered_bytes"`
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	MetricsToken Secret `toml:"metrics_token"`
 	// PublicURL is the address people and Gitea reach CommiTea at, when it
@@ -245,6 +249,7 @@ const (
 const (
 	DefaultAddr              = ":8080"
 	DefaultMaxBodyBytes      = 10 << 20
+	DefaultMaxBufferedBytes  = 32 << 20
 	DefaultReconcileInterval = 10 * time.Minute
 	DefaultForecastTrials    = 2000
 	MaxForecastTrials        = 100000
@@ -280,7 +285,7 @@ const (
 // DefaultConfig is the configuration before any file or environment is read.
 func DefaultConfig() Config {
 	return Config{
-		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes},
+		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes, MaxBufferedBytes: DefaultMaxBufferedBytes},
 		Sessions:  SessionsConfig{IdleTimeout: DefaultSessionIdleTimeout, MaxAge: DefaultSessionMaxAge, PermissionRefresh: DefaultPermissionRefresh},
 		Log:       LogConfig{Format: "text", Level: "info"},
 		Reconcile: ReconcileConfig{Interval: DefaultReconcileInterval},
@@ -480,6 +485,14 @@ func envBindings() []envBinding {
 			c.Server.MaxBodyBytes = n
 			return nil
 		}},
+		{env: "COMMITEA_MAX_BUFFERED_BYTES", key: "server.max_buffered_bytes", apply: func(c *Config, v string) error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("not an integer: %q", v)
+			}
+			c.Server.MaxBufferedBytes = n
+			return nil
+		}},
 		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
 		{env: "COMMITEA_PUBLIC_URL", key: "server.public_url", apply: str(func(c *Config) *string { return &c.Server.PublicURL })},
 		{env: "COMMITEA_DASHBOARD_TOKEN_LINKS", key: "dashboard.token_links", apply: func(c *Config, v string) error {
@@ -655,6 +668,10 @@ func (c Config) ValidateFor(command string) error {
 	if c.Server.MaxBodyBytes < 1024 || c.Server.MaxBodyBytes > 1<<30 {
 		e, k := key("server.max_body_bytes")
 		p.add(e, k, "must be between 1024 and %d, got %d", 1<<30, c.Server.MaxBodyBytes)
+	}
+	if c.Server.MaxBufferedBytes < c.Server.MaxBodyBytes || c.Server.MaxBufferedBytes > 1<<34 {
+		e, k := key("server.max_buffered_bytes")
+		p.add(e, k, "must be at least server.max_body_bytes (%d) and at most %d, got %d", c.Server.MaxBodyBytes, int64(1)<<34, c.Server.MaxBufferedBytes)
 	}
 	if t := c.Server.MetricsToken; t != "" && len(t) < MinSecretLen {
 		e, k := key("server.metrics_token")

@@ -14,7 +14,12 @@
 // to a snapshot that covers every change. It prints every round and the
 // medians.
 //
+// With -rounds 0 -hostile N it measures instead the bounds on
+// unauthenticated bodies: N at once, half trickled, half 10 MiB, and the
+// process's peak resident memory.
+//
 //	go run ./cmd/ingestload -n 20000 -c 32 -rounds 3
+//	go run ./cmd/ingestload -rounds 0 -hostile 1000
 package main
 
 import (
@@ -68,9 +73,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	c := fs.Int("c", 32, "concurrent clients")
 	rounds := fs.Int("rounds", 3, "rounds; medians are reported")
 	issues := fs.Int("issues", 200, "distinct issues the deliveries touch")
+	hostile := fs.Int("hostile", 0, "unauthenticated slow or 10 MiB bodies sent at once after the rounds, measuring peak RSS (0 skips it)")
 	burst := fs.Int("burst", 1000, "deliveries in the freshness burst against a 2,000-issue project with the recompute worker running (0 skips it)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *hostile > 0 && *rounds == 0 {
+		return hostileRound(ctx, *dbURL, *hostile, out)
 	}
 	load, err := realisticDeliveries(*n, *issues, 1)
 	if err != nil {

@@ -54,6 +54,10 @@ func At(m store.Mirror, versions []store.IssueVersion, t time.Time) store.Mirror
 		}
 		out.Milestones = append(out.Milestones, ms)
 	}
+	deps := map[int64][]store.Dependency{}
+	for _, d := range m.Dependencies {
+		deps[d.Issue] = append(deps[d.Issue], d)
+	}
 	created := map[int64]bool{}
 	for _, i := range m.Issues {
 		if i.CreatedAt.After(t) {
@@ -77,11 +81,7 @@ func At(m store.Mirror, versions []store.IssueVersion, t time.Time) store.Mirror
 			if i.State == "closed" && i.ClosedAt != nil {
 				seen(i.Number, *i.ClosedAt)
 			}
-			for _, d := range m.Dependencies {
-				if d.Issue == i.Number {
-					out.Dependencies = append(out.Dependencies, d)
-				}
-			}
+			out.Dependencies = append(out.Dependencies, deps[i.Number]...)
 		} else {
 			v := *cur
 			i.State, i.ClosedAt, i.Labels, i.Milestone, i.Assignees = v.State, v.ClosedAt, slices.Clone(v.Labels), v.Milestone, slices.Clone(v.Assignees)
@@ -96,8 +96,8 @@ func At(m store.Mirror, versions []store.IssueVersion, t time.Time) store.Mirror
 			}
 			// Dependencies on other repositories have no history: they
 			// count from the issue's creation.
-			for _, d := range m.Dependencies {
-				if d.Issue == i.Number && d.DependsOnRepo != "" {
+			for _, d := range deps[i.Number] {
+				if d.DependsOnRepo != "" {
 					out.Dependencies = append(out.Dependencies, d)
 				}
 			}

@@ -61,10 +61,13 @@ var DestructiveOps = map[string]bool{"remove_dep": true, "close_issue": true, "r
 
 // ApplyChangesOutput is apply_changes' data.
 type ApplyChangesOutput struct {
-	Applied     int          `json:"applied"`
-	Consequence string       `json:"consequence"`
-	Rejected    []RejectedOp `json:"rejected,omitempty"`
-	Created     []int64      `json:"created,omitempty"`
+	Applied     int    `json:"applied"`
+	Consequence string `json:"consequence"`
+	// Effects are the milestones the quote moves, as numbers: before and
+	// after, in the shape of record_directive's consequence entries.
+	Effects  []BeforeAfter `json:"effects"`
+	Rejected []RejectedOp  `json:"rejected,omitempty"`
+	Created  []int64       `json:"created,omitempty"`
 }
 
 // RejectedOp names an op refused and why.
@@ -113,7 +116,7 @@ var applyChangesInputSchema = `{
   }
 }`
 
-const applyChangesOutputSchema = `{
+var applyChangesOutputSchema = `{
   "type": "object",
   "required": ["data", "instruction"],
   "properties": {
@@ -123,6 +126,7 @@ const applyChangesOutputSchema = `{
       "properties": {
         "applied": {"type": "integer"},
         "consequence": {"type": "string"},
+        "effects": ` + effectsSchema + `,
         "rejected": {"type": "array", "items": {"type": "object", "properties": {"op": {"type": "integer"}, "reason": {"type": "string"}}}},
         "created": {"type": "array", "items": {"type": "integer"}, "description": "numbers of created issues"}
       }
@@ -351,7 +355,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 		return Answer[ApplyChangesOutput]{}, err
 	}
 	if rejected := b.validate(); len(rejected) > 0 {
-		out := ApplyChangesOutput{Applied: 0, Rejected: rejected,
+		out := ApplyChangesOutput{Applied: 0, Rejected: rejected, Effects: []BeforeAfter{},
 			Consequence: "nothing applied: the batch was rejected as a whole"}
 		s.audit(ctx, p.ID, "apply_changes", c, in, "rejected", out)
 		return Answer[ApplyChangesOutput]{Data: out,
@@ -401,7 +405,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 		}
 	}
 
-	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence}
+	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence, Effects: beforeAfter(b.quote.WhatIfResult)}
 	for i := range in.Ops {
 		if n, ok := b.created[i]; ok {
 			out.Created = append(out.Created, n)
@@ -413,7 +417,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	}
 	ans := Answer[ApplyChangesOutput]{Data: out, Instruction: instr}
 	if in.DirectiveID != nil {
-		if err := store.MarkDirectiveApplied(ctx, s.Pool, p.ID, *in.DirectiveID, s.now()); err != nil {
+		if err := s.markDirectiveApplied(ctx, p.ID, *in.DirectiveID, b.quote); err != nil {
 			return Answer[ApplyChangesOutput]{}, err
 		}
 	}

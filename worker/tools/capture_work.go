@@ -56,9 +56,12 @@ type CaptureWorkOutput struct {
 type CaptureProposal struct {
 	Issues []ProposedIssue `json:"issues"`
 	// Consequence is the engine's what-if of filing every issue, as
-	// scheduler.WhatIfResult.Consequence words it. Proposed issues appear
-	// there as #-1, #-2, … in proposal order, as in deps.
+	// scheduler.WhatIfResult.Consequence words it; a proposed issue is
+	// named there by its title, having no number yet.
 	Consequence string `json:"consequence"`
+	// Effects are the milestones filing the proposal moves, as numbers:
+	// before and after, in the shape of record_directive's consequence.
+	Effects []BeforeAfter `json:"effects"`
 }
 
 // ProposedIssue is one issue of a proposal, shaped exactly as an
@@ -126,7 +129,7 @@ const captureWorkInputSchema = `{
   }
 }`
 
-const captureWorkOutputSchema = `{
+var captureWorkOutputSchema = `{
   "type": "object",
   "required": ["data", "instruction"],
   "properties": {
@@ -150,7 +153,8 @@ const captureWorkOutputSchema = `{
                 "milestone": {"type": "integer"}
               }
             }},
-            "consequence": {"type": "string", "description": "one-line schedule impact, computed by the engine's what-if"}
+            "consequence": {"type": "string", "description": "one-line schedule impact, computed by the engine's what-if"},
+            "effects": ` + effectsSchema + `
           }
         }
       }
@@ -233,7 +237,7 @@ func (s *Service) captureWork(ctx context.Context, _ Caller, in CaptureWorkInput
 		instr += " Also: " + strings.Join(notes, "; ") + "."
 	}
 	return Answer[CaptureWorkOutput]{
-		Data:        CaptureWorkOutput{Proposal: &CaptureProposal{Issues: issues, Consequence: res.Consequence}},
+		Data:        CaptureWorkOutput{Proposal: &CaptureProposal{Issues: issues, Consequence: res.Consequence, Effects: beforeAfter(res.WhatIfResult)}},
 		Instruction: instr,
 		Safety:      "Proposal only: no issue was created or changed. Filing it needs the PM's review first.",
 	}, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 )
 
@@ -73,9 +74,10 @@ func (s *Service) PMStateMarkdown(ctx context.Context, project string) (string, 
 		var diff []BeforeAfter
 		if json.Unmarshal(d.Consequence, &diff) == nil {
 			for _, m := range diff {
-				fmt.Fprintf(&b, "  - %s: p50 %s → %s, p80 %s → %s\n", m.Title, orDash(m.Before.P50), orDash(m.After.P50), orDash(m.Before.P80), orDash(m.After.P80))
+				fmt.Fprintf(&b, "  - %s: %s\n", m.Title, bandMove(m.Before, m.After))
 			}
 		}
+		writeRealization(&b, d)
 		b.WriteString("\n")
 	}
 	return b.String(), nil
@@ -118,4 +120,46 @@ func compactJSON(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// bandMove prints a milestone's band before and after, as people read it.
+func bandMove(before, after Band) string {
+	return fmt.Sprintf("p50 %s → %s, p80 %s → %s, pDue %.2f → %.2f", orDash(before.P50), orDash(after.P50),
+		orDash(before.P80), orDash(after.P80), before.PDue, after.PDue)
+}
+
+// writeRealization prints what an applied directive's quote predicted and
+// what the snapshot after it realized: the milestones the quote moved, and
+// any that came out otherwise than quoted.
+func writeRealization(b *strings.Builder, d store.Directive) {
+	var predicted []BeforeAfter
+	if len(d.Predicted) == 0 || json.Unmarshal(d.Predicted, &predicted) != nil {
+		return
+	}
+	b.WriteString("- predicted when applied:")
+	moved := 0
+	for _, m := range predicted {
+		if m.Before != m.After {
+			moved++
+			fmt.Fprintf(b, "\n  - %s: %s", m.Title, bandMove(m.Before, m.After))
+		}
+	}
+	if moved == 0 {
+		b.WriteString(" no milestone moves")
+	}
+	b.WriteString("\n")
+	var realized []scheduler.MilestoneBand
+	if len(d.Realized) == 0 || json.Unmarshal(d.Realized, &realized) != nil || d.RealizedVersion == nil {
+		b.WriteString("- realized: waiting for the next snapshot\n")
+		return
+	}
+	mismatches := scheduler.RealizedMismatches(predicted, realized)
+	if len(mismatches) == 0 {
+		fmt.Fprintf(b, "- realized in snapshot %d: as predicted, every milestone (%d)\n", *d.RealizedVersion, len(predicted))
+		return
+	}
+	fmt.Fprintf(b, "- realized in snapshot %d: otherwise than predicted for %d milestone(s)\n", *d.RealizedVersion, len(mismatches))
+	for _, m := range mismatches {
+		fmt.Fprintf(b, "  - %s\n", m)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 )
 
@@ -46,10 +47,14 @@ type DirectiveEntry struct {
 	// with its directiveId); empty for kinds a person lands in Gitea (a due
 	// date) and for directives whose target has left the mirror.
 	ProposedOps []Op `json:"proposedOps,omitempty"`
-	// Predicted is the quote when it was applied, Realized the band the
-	// forecast showed once its writes were in; absent until recorded.
-	Predicted json.RawMessage `json:"predicted,omitempty"`
-	Realized  json.RawMessage `json:"realized,omitempty"`
+	// Predicted is what was quoted for every milestone when the directive
+	// was applied; Realized what the first snapshot after its writes showed
+	// (RealizedVersion), once it is in. CameTrue says whether every
+	// milestone's band read the same in both.
+	Predicted       json.RawMessage `json:"predicted,omitempty"`
+	Realized        json.RawMessage `json:"realized,omitempty"`
+	RealizedVersion *int64          `json:"realizedVersion,omitempty"`
+	CameTrue        *bool           `json:"cameTrue,omitempty"`
 	// SupersededBy is the id of the nearest later directive of the same
 	// kind on the same target.
 	SupersededBy int64 `json:"supersededBy,omitempty"`
@@ -67,7 +72,12 @@ func (q *query) directives(ctx context.Context) (Answer[any], error) {
 		for i, d := range ds {
 			out[i] = DirectiveEntry{ID: d.ID, Kind: d.Kind, Quote: Truncate(d.Quote, MaxCommentBytes), Target: d.Target, Params: d.Params, NegotiatedBy: d.NegotiatedBy,
 				Rationale: Truncate(d.Rationale, MaxCommentBytes), Caller: d.Caller, Status: d.Status, Consequence: d.Consequence,
-				Summary: d.Summary, CreatedAt: d.CreatedAt, AppliedAt: d.AppliedAt, Predicted: d.Predicted, Realized: d.Realized}
+				Summary: d.Summary, CreatedAt: d.CreatedAt, AppliedAt: d.AppliedAt,
+				Predicted: d.Predicted, Realized: d.Realized, RealizedVersion: d.RealizedVersion}
+			if mismatches, ok := realization(d); ok {
+				came := len(mismatches) == 0
+				out[i].CameTrue = &came
+			}
 			out[i].SupersededBy = superseded[d.ID]
 		}
 		return out
@@ -94,6 +104,21 @@ func (q *query) directives(ctx context.Context) (Answer[any], error) {
 		instr = fmt.Sprintf("%d directive(s) are pending: show each one's consequence and, once the PM approves, carry it out with apply_changes and its directiveId.", pendingTotal)
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
+}
+
+// realization compares a directive's predicted and realized figures: the
+// milestones whose band came out otherwise than quoted, and whether both
+// are there to compare.
+func realization(d store.Directive) ([]string, bool) {
+	if len(d.Predicted) == 0 || len(d.Realized) == 0 {
+		return nil, false
+	}
+	var predicted []BeforeAfter
+	var realized []scheduler.MilestoneBand
+	if json.Unmarshal(d.Predicted, &predicted) != nil || json.Unmarshal(d.Realized, &realized) != nil {
+		return nil, false
+	}
+	return scheduler.RealizedMismatches(predicted, realized), true
 }
 
 // supersededBy maps each directive of ds (newest first) that a later one of

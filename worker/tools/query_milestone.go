@@ -33,8 +33,10 @@ type MilestoneStats struct {
 	Blocked         int            `json:"blocked"`
 	MissingEstimate int            `json:"missingEstimate"`
 	Unschedulable   int            `json:"unschedulable"`
-	PDue            float64        `json:"pDue"`
-	SlackDays       float64        `json:"slackDays"`
+	// PDue is the chance of the due date to two decimals; Slack is due −
+	// p80 in working days, named and rounded as the runway names it.
+	PDue      float64 `json:"pDue"`
+	SlackDays float64 `json:"slack"`
 }
 
 // MilestoneItem is one issue of the milestone.
@@ -72,7 +74,7 @@ func (q *query) milestone() (Answer[any], error) {
 		if !fc.Due.IsZero() {
 			out.Due = day(fc.Due)
 		}
-		out.Stats.PDue, out.Stats.SlackDays = fc.PDue, fc.SlackDays
+		out.Stats.PDue, out.Stats.SlackDays = round2(fc.PDue), round1(fc.SlackDays)
 		if !fc.P50.IsZero() {
 			out.Cone = &Range{P10: day(fc.P10), P50: day(fc.P50), P80: day(fc.P80)}
 		}

@@ -66,23 +66,24 @@ type RecordDirectiveOutput struct {
 	Negotiated *Negotiation `json:"negotiated,omitempty"`
 }
 
-// BeforeAfter is one affected milestone's forecast before and after.
-type BeforeAfter struct {
-	Milestone int64  `json:"milestone"`
-	Title     string `json:"title"`
-	Before    Band   `json:"before"`
-	After     Band   `json:"after"`
-}
+// BeforeAfter is one affected milestone's forecast before and after, as
+// bands (dates to the day, pDue to two decimals): record_directive's
+// consequence entries, apply_changes' and capture_work's effects, and the
+// ledger's predicted figures all have this shape.
+type BeforeAfter = scheduler.BandEffect
 
-// Band is a milestone's p50/p80 range with its chance of meeting the due
-// date.
-type Band struct {
-	P50  string  `json:"p50"`
-	P80  string  `json:"p80"`
-	PDue float64 `json:"pDue"`
-}
+// Band is a milestone's p10/p50/p80 dates with its chance of meeting the
+// due date.
+type Band = scheduler.Band
 
-const recordDirectiveOutputSchema = `{
+// effectsSchema is the schema of a list of BeforeAfter, shared by every
+// tool that answers one.
+const effectsSchema = `{"type": "array", "items": {"type": "object", "properties": {
+          "milestone": {"type": "integer"}, "title": {"type": "string"},
+          "before": {"type": "object", "properties": {"p10": {"type": "string"}, "p50": {"type": "string"}, "p80": {"type": "string"}, "pDue": {"type": "number"}}},
+          "after": {"type": "object", "description": "same fields as before"}}}}`
+
+var recordDirectiveOutputSchema = `{
   "type": "object",
   "required": ["data", "instruction"],
   "properties": {
@@ -91,9 +92,7 @@ const recordDirectiveOutputSchema = `{
       "required": ["directiveId", "consequence", "summary"],
       "properties": {
         "directiveId": {"type": "integer"},
-        "consequence": {"type": "array", "items": {"type": "object", "properties": {
-          "milestone": {"type": "integer"}, "title": {"type": "string"},
-          "before": {"type": "object"}, "after": {"type": "object"}}}},
+        "consequence": ` + effectsSchema + `,
         "summary": {"type": "string"},
         "negotiated": {"type": "object", "description": "present when the big model read params (and a missing target) from the quote",
           "properties": {"model": {"type": "string"}, "params": {"type": "object"}, "target": {"type": "object"}, "repaired": {"type": "boolean"}}}
@@ -208,7 +207,20 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 		if err := store.PutCapacity(ctx, tx, p.ID, *d.capacity); err != nil {
 			return err
 		}
-		return s.markChanged(ctx, tx, p.ID, res.PlanVersion)
+		if err := s.markChanged(ctx, tx, p.ID, res.PlanVersion); err != nil {
+			return err
+		}
+		// In effect at once: the ledger keeps the quote as predicted, for
+		// the next snapshot to realize.
+		counter, err := store.ChangeCounter(ctx, tx, p.ID)
+		if err != nil {
+			return err
+		}
+		predicted, err := predictedJSON(res)
+		if err != nil {
+			return err
+		}
+		return store.MarkDirectiveApplied(ctx, tx, p.ID, id, *row.AppliedAt, predicted, counter)
 	})
 	if err != nil {
 		return Answer[RecordDirectiveOutput]{}, err
@@ -232,20 +244,8 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 	return ans, nil
 }
 
-// beforeAfter reads the what-if's milestone deltas as bands.
-func beforeAfter(res scheduler.WhatIfResult) []BeforeAfter {
-	out := make([]BeforeAfter, 0, len(res.Milestones))
-	band := func(m *scheduler.MilestoneForecast) Band {
-		if m == nil {
-			return Band{}
-		}
-		return Band{P50: day(m.P50), P80: day(m.P80), PDue: m.PDue}
-	}
-	for _, m := range res.Milestones {
-		out = append(out, BeforeAfter{Milestone: m.ID, Title: m.Title, Before: band(m.Before), After: band(m.After)})
-	}
-	return out
-}
+// beforeAfter reads the what-if's changed milestones as bands.
+func beforeAfter(res scheduler.WhatIfResult) []BeforeAfter { return scheduler.Effects(res) }
 
 // parseDirective checks the target and params of a directive against the
 // mirror and turns them into engine changes and apply_changes ops.

@@ -106,20 +106,49 @@ func TestRecordDirectiveThenApply(t *testing.T) {
 	}
 
 	applied := s.apply(t, writer, `{"ops":[{"op":"set_estimate","issue":3,"estimate":"est/xl"}],"directiveId":`+itoa(out.DirectiveID)+`}`)
-	if applied.Applied != 1 {
-		t.Fatalf("apply = %+v", applied)
+	if applied.Applied != 1 || len(applied.Effects) != 1 || applied.Effects[0].Milestone != ms ||
+		applied.Effects[0].After.P80 != c.After.P80 || applied.Effects[0].After.PDue != c.After.PDue {
+		t.Fatalf("apply = %+v, want the effect %+v", applied, c)
+	}
+	d, err = store.GetDirective(ctx, s.pool, s.p.ID, out.DirectiveID)
+	if err != nil || len(d.Predicted) == 0 || d.AppliedCounter == nil || d.Realized != nil {
+		t.Fatalf("ledger entry after apply = %+v, %v", d, err)
+	}
+	// The next snapshot realizes it, and it reads as quoted.
+	if err := s.engine.Recompute(ctx, s.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.svc.Invalidate(s.p.ID)
+	d, err = store.GetDirective(ctx, s.pool, s.p.ID, out.DirectiveID)
+	if err != nil || len(d.Realized) == 0 || d.RealizedVersion == nil {
+		t.Fatalf("ledger entry after the recompute = %+v, %v", d, err)
+	}
+	var predicted []tools.BeforeAfter
+	var realized []scheduler.MilestoneBand
+	if err := json.Unmarshal(d.Predicted, &predicted); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(d.Realized, &realized); err != nil {
+		t.Fatal(err)
+	}
+	if m := scheduler.RealizedMismatches(predicted, realized); len(m) > 0 || len(predicted) == 0 {
+		t.Fatalf("the quote did not come true (%d milestones predicted): %v", len(predicted), m)
 	}
 	v = view()
 	if v.PendingTotal != 0 || len(v.Recent) == 0 || v.Recent[0].ID != out.DirectiveID || v.Recent[0].Status != store.DirectiveApplied ||
 		v.Recent[0].AppliedAt == nil || v.Recent[0].Quote != quote || !strings.Contains(string(v.Recent[0].Consequence), c.After.P80) {
 		t.Fatalf("directives view after apply = %+v", v)
 	}
+	if r := v.Recent[0]; r.CameTrue == nil || !*r.CameTrue || r.RealizedVersion == nil || len(r.Predicted) == 0 || len(r.Realized) == 0 {
+		t.Fatalf("directives view keeps no predicted and realized figures: %+v", r)
+	}
 
 	md, err := s.svc.PMStateMarkdown(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# PM state: ceo/demo", "> " + quote, "reestimate on issue #3 (applied)", "No directive is waiting", "v2.0: p50"} {
+	for _, want := range []string{"# PM state: ceo/demo", "> " + quote, "reestimate on issue #3 (applied)", "No directive is waiting", "v2.0: p50",
+		"- predicted when applied:\n  - v2.0: p50 ", "- realized in snapshot " + itoa(*d.RealizedVersion) + ": as predicted, every milestone"} {
 		if !strings.Contains(md, want) {
 			t.Fatalf("pm-state.md lacks %q:\n%s", want, md)
 		}

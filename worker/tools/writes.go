@@ -130,3 +130,35 @@ func giteaError(err error, done string) error {
 	}
 	return Errorf(CodeGiteaUnavailable, "", "%s; %s", msg, done)
 }
+
+// markDirectiveApplied settles a directive in the ledger with the quote its
+// changes were made on: every milestone's band before and after (the
+// predicted figures) and the change counter the writes reached, so the
+// first snapshot covering them records the realized figures beside them
+// (worker.Forecaster.Recompute). A quote that could not be computed
+// predicts nothing.
+func (s *Service) markDirectiveApplied(ctx context.Context, projectID, id int64, q worker.Quote) error {
+	counter, err := store.ChangeCounter(ctx, s.Pool, projectID)
+	if err != nil {
+		return err
+	}
+	predicted, err := predictedJSON(q)
+	if err != nil {
+		return err
+	}
+	return store.MarkDirectiveApplied(ctx, s.Pool, projectID, id, s.now(), predicted, counter)
+}
+
+// predictedJSON is what a quote predicts for every milestone, as the ledger
+// keeps it; nil when the quote compared no forecasts (no change, or none
+// computed): the snapshot then realizes what the baseline already showed.
+func predictedJSON(q worker.Quote) (json.RawMessage, error) {
+	if len(q.After.Milestones) == 0 && len(q.Before.Milestones) == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(scheduler.AllEffects(q.Before, q.After))
+	if err != nil {
+		return nil, fmt.Errorf("encode predicted figures: %w", err)
+	}
+	return raw, nil
+}
