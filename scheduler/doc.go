@@ -39,9 +39,19 @@
 // Calibration.Implausible), and the multiplier stays within
 // MultiplierBound(n) = 4·√(n/10) (at least 4) of the prior either way. ln(actual/nominal) = mu + label bias + person bias +
 // e is fitted over the last year of samples (at most 1,000): mu = median,
-// sigma = 1.4826·MAD, pooled towards the prior's 1.63 as if it were 100
-// samples when wider (a wide spread from few issues is mostly bulk closures
-// and imports; a narrow one is kept as earned); a label (outside est/ and p/) or person bias is its
+// sigma = 1.4826·MAD, pooled towards the prior's 1.63 (SpreadSigma, the one
+// spread rule of the live forecast and both backtests): a wider one as if
+// the prior were 100 samples (a wide spread from few issues is mostly bulk
+// closures and imports), a narrower one with 100 × the share of samples
+// whose effort is the people-less replay's queue-share stand-in (which hands
+// every issue open at the same time the same hours, an artefact), so a
+// narrow spread of tracked time or a person's working hours stands as
+// earned. Part of sigma is shared by every issue of a trial
+// (Calibration.SharedSigma, SharedSpread): the drift of the median residual
+// between 28-day periods beyond sampling noise, plus the centre's own
+// uncertainty, at most 0.8·sigma; the kernel draws one factor per trial
+// with it and the rest per issue, so an issue's range is unchanged while a
+// milestone's issues run slow or fast together; a label (outside est/ and p/) or person bias is its
 // median residual shrunk by n/(n+5), groups of one ignored. Under 10
 // samples is a cold start with priors derived from public data in
 // TestRealDataPriors: multiplier 1.0 and sigma 1.63 (2,480 Jira issues,
@@ -227,26 +237,49 @@
 // (the open issues created in the 28 days before a cut-off) are scored by
 // their last finish, against the baseline's time to complete that many.
 //
-// On the shared Jira histories (400 trials, seed 1; "b." is the baseline):
+// Parameters are chosen by leave-one-history-out cross-validation over the
+// eight shared Jira histories (TestRealDataCV; testdata/jira-history is a
+// copy of them, and no other project of that dataset is read): every
+// candidate is backtested on every history, each fold picks on the seven
+// others the candidate with the least coverage error (|p50−.5| + |p80−.8|
+// + |p90−.9|) plus pinball loss relative to the baseline, items and sets
+// alike, and scores it on the one left out. Held out, pooled by cut-off
+// (each cut-off weighs the same; sets are one per cut-off), 200 trials:
 //
-//	history    cutoffs  items |   p50   p80   p90  width  pinball | b.p50 b.p80 b.p90  b.wid   b.pinb
-//	APSTUD          73   2395 | 0.676 0.919 0.982   7.41    118.7 | 0.405 0.463 0.490   1.07     69.1
-//	BE              52   1146 | 0.501 0.766 0.885   5.36     42.9 | 0.315 0.357 0.383   1.08     58.1
-//	CLOV           105   1297 | 0.591 0.870 0.956   6.12    116.8 | 0.383 0.466 0.506   1.31     80.5
-//	DAEMON          73    828 | 0.501 0.764 0.889   4.87    111.6 | 0.319 0.377 0.409   1.71    178.5
-//	MESOS          149  61533 | 0.427 0.728 0.914   4.01    145.3 | 0.333 0.350 0.360   0.28    221.7
-//	TIMOB          210  40922 | 0.584 0.836 0.913   5.86    275.1 | 0.284 0.310 0.323   0.54    272.1
-//	USERGRID        40   1332 | 0.508 0.784 0.872   5.63     57.7 | 0.249 0.290 0.308   0.93     80.5
-//	XD              84   5578 | 0.581 0.857 0.941   6.21     51.8 | 0.288 0.335 0.356   1.01     65.3
-//	pooled         786 115031 | 0.500 0.779 0.916   5.16    183.8 | 0.314 0.338 0.351   0.42    223.7
+//	COMMITEA_CV_GRID='narrow=-1,100;floor=-1;shared=-1,1' go test ./scheduler -run RealDataCV -v
+//	held out  chosen on the others             | i.p50 i.p80 i.p90  i.pin | s.p50 s.p80 s.p90  s.pin
+//	APSTUD    narrow=0 floor=0 shared=1        | 0.560 0.828 0.927 0.883x | 0.806 0.972 1.000 1.627x
+//	BE        narrow=0 floor=0 shared=1        | 0.412 0.707 0.857 0.656x | 0.514 0.784 0.946 0.555x
+//	CLOV      narrow=0 floor=0 shared=1        | 0.537 0.811 0.910 1.078x | 0.703 0.875 0.953 1.208x
+//	DAEMON    narrow=0 floor=0 shared=1        | 0.454 0.708 0.844 0.688x | 0.478 0.565 0.652 0.968x
+//	MESOS     narrow=0 floor=0 shared=1        | 0.415 0.678 0.835 0.718x | 0.757 0.833 0.840 0.305x
+//	TIMOB     narrow=0 floor=0 shared=1        | 0.546 0.818 0.902 0.902x | 0.718 0.799 0.809 0.569x
+//	USERGRID  narrow=0 floor=0 shared=1        | 0.547 0.885 0.941 0.724x | 0.435 0.913 0.913 0.275x
+//	XD        narrow=0 floor=0 shared=1        | 0.412 0.656 0.738 0.827x | 0.671 0.871 0.900 0.316x
+//	pooled by cut-off, held out (200 trials):
+//	  items  786 cut-offs: p50 0.490 p80 0.760 p90 0.869 pinball 135.2 vs baseline 162.2 (0.833x)
+//	  sets   606 cut-offs: p50 0.693 p80 0.828 p90 0.860 pinball 221.1 vs baseline 411.9 (0.537x)
+//	  items pooled by issue instead: p50 0.455 p80 0.730 p90 0.873 pinball 0.804x
 //
-// Pooled, p50 and p80 coverage are in their target bands, p80 is far closer
-// to 80% than the baseline's, and the pinball loss is lower. Per history,
-// p50 coverage is in band on seven of eight and p80 on six (APSTUD runs late
-// and wide, MESOS's p80 covers 0.73), p80 is closer to 80% than the
-// baseline's on all eight, and the pinball loss is lower on five, level on
-// TIMOB and higher on the small, bursty APSTUD and CLOV. Pooling a wide
-// sigma towards the prior (see Calibration) is what brought the small
-// histories near: before it, APSTUD, CLOV and DAEMON scored 290, 233 and
-// 466 days.
+// ("i." items, "s." sets, "pin" pinball loss over the baseline's.) Against
+// the goals (p50 0.45–0.55, p80 0.78–0.85, p90 ≥ 0.87, pinball < 0.85×):
+// items meet p50 and pinball and fall short on p80 (0.760) and p90 (0.869);
+// sets meet p80 and pinball, run late at p50 (0.693) and short at p90
+// (0.860). Every fold chose the shared trial factor (the training
+// objective over all eight: 1.713 with it, 1.873 without; without it sets
+// covered p50 0.728). Choices the held-out scores dropped: pooling a
+// narrow stand-in sigma (no effect: the stand-in's measured sigma is
+// wider than the prior's at these cut-offs, objective 1.713 either way; the
+// rule stays for the histories where it is not), a queue floor of 0.5
+// (chosen by one fold of eight, 1.719 against 1.713), a wide-sigma prior
+// weight of 25 instead of 100 (1.806) and twice and a half the measured
+// shared spread (1.929):
+//
+//	COMMITEA_CV_GRID='wide=100,25;narrow=100;floor=-1,0.5;shared=1,2.5' go test ./scheduler -run RealDataCV -v
+//
+// Sets run late at p50 because their issues finish together far more than
+// independent draws (even with the measured drift) allow: on MESOS a set's
+// issues cover their own p50 only 0.35 of the time, yet the set's last
+// finish covers the set's p50 0.75 of the time (Jira projects close work
+// in batches at releases).
 package scheduler

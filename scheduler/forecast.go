@@ -142,14 +142,18 @@ type plan struct {
 	items   []planItem
 	deps    []int32
 	tables  []float32
-	people  []planPerson
-	tls     []*timeline // per person, the kernel's copy of people[k].tl
-	pool    []int32
-	poolPos []int32 // per person: slot in pool, -1 when not in it
-	groups  []planGroup
-	unsched map[int64]string // open issue number -> reason
-	openIdx []int32          // open issues (Input.Issues indices) by number
-	itemOf  map[int64]int32  // issue number -> position, schedulable only
+	// shared is the trial factor's table (Calibration.SharedSigma), nil
+	// when efforts are independent; sharedKey its draw stream.
+	shared    []float32
+	sharedKey uint64
+	people    []planPerson
+	tls       []*timeline // per person, the kernel's copy of people[k].tl
+	pool      []int32
+	poolPos   []int32 // per person: slot in pool, -1 when not in it
+	groups    []planGroup
+	unsched   map[int64]string // open issue number -> reason
+	openIdx   []int32          // open issues (Input.Issues indices) by number
+	itemOf    map[int64]int32  // issue number -> position, schedulable only
 	// prevSame is, per item, the previous item of the same person, -1 none.
 	prevSame []int32
 	// groupTails is, per group, its last item of each person, in list
@@ -373,6 +377,11 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	}
 
 	// Milestone groups and effort tables.
+	if ss := in.Calibration.SharedSigma; ss > 0 {
+		p.shared = make([]float32, drawTableSize)
+		sigmaTable(p.shared, ss)
+		p.sharedKey = issueStream(p.seed, sharedDrawKey)
+	}
 	groupIdx := map[int64]int32{}
 	tableAt := map[float64]int32{}
 	p.itemOf = make(map[int64]int32, len(order))
@@ -397,7 +406,7 @@ func newPlan(in Input, opts Options) (*plan, error) {
 			size, widen = SizeM, missingEstimateSigmaFactor
 		}
 		mu, sigma := in.Calibration.EffortParams(size.NominalHours(), is.Labels, is.Assignee)
-		sigma *= widen
+		sigma = itemSigma(sigma*widen, in.Calibration.SharedSigma)
 		spent := 0.0
 		if (is.State == Steeping || is.State == InReview) && is.SpentHours > 0 {
 			spent = is.SpentHours

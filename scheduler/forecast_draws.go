@@ -57,6 +57,19 @@ func drawIndex(key uint64, trial int) uint32 {
 	return uint32(h>>(16*(trial%drawsPerHash))) & (drawTableSize - 1)
 }
 
+// sharedDrawKey is the draw key of the per-trial factor every effort of a
+// trial shares (Calibration.SharedSigma): no issue or proposal has it.
+const sharedDrawKey = math.MinInt64 + 1
+
+// itemSigma is an issue's own spread when shared of its total is the
+// trial's: the two add as variances.
+func itemSigma(total, shared float64) float64 {
+	if shared <= 0 {
+		return total
+	}
+	return math.Sqrt(math.Max(total*total-shared*shared, 0.05*0.05))
+}
+
 // normalQuantile is the standard normal inverse CDF.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
@@ -188,6 +201,9 @@ func InputSeed(in Input) uint64 {
 	u64(boolBit(c.ColdStart))
 	f64(c.GlobalMultiplier)
 	f64(c.Sigma)
+	if c.SharedSigma != 0 {
+		f64(c.SharedSigma)
+	}
 	for _, list := range [][]Bias{c.ByLabelBias, c.ByPersonBias} {
 		u64(uint64(len(list)))
 		for _, b := range list {

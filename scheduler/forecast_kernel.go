@@ -98,6 +98,14 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 	var ready [B]float64
 	var depPred [B]int32
 	var effs [B]float64
+	// The trial factor every effort of a trial shares; the remaining
+	// effort of a started issue scales with it too.
+	var factor [B]float64
+	if p.shared != nil {
+		for t := range B {
+			factor[t] = float64(p.shared[drawIndex(p.sharedKey, t0+t)])
+		}
+	}
 	for pos := range items {
 		it := &items[pos]
 		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
@@ -129,6 +137,11 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 			}
 		} else {
 			p.blockDraws(it, tab, t0, &effs)
+		}
+		if p.shared != nil {
+			for t := range B {
+				effs[t] = max(effs[t]*factor[t], minRemainingHours)
+			}
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
