@@ -286,9 +286,17 @@ func SharedSpread(samples []Sample, resid []float64, sigma float64, period time.
 		k := int64(newest.Sub(s.FinishedAt) / period)
 		byPeriod[k] = append(byPeriod[k], resid[i])
 	}
+	// In period order: a sum in map order would differ in its last bits
+	// from run to run, and the forecast's seed hashes the result.
+	keys := make([]int64, 0, len(byPeriod))
+	for k := range byPeriod {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	var meds []float64
 	noise := 0.0
-	for _, rs := range byPeriod {
+	for _, k := range keys {
+		rs := byPeriod[k]
 		if len(rs) < 5 {
 			continue
 		}

@@ -112,3 +112,15 @@ func TestSharedSigmaCorrelatesAMilestone(t *testing.T) {
 		t.Errorf("issue p80/p50: shared %.2f, independent %.2f; want the same spread", a, b)
 	}
 }
+
+// The shared spread is the same bits on every run: the forecast's seed
+// hashes it.
+func TestSharedSpreadIsDeterministic(t *testing.T) {
+	samples := driftingSamples(360, 0.5, 0.5, 4)
+	first := Calibrate(samples, CalibrationOptions{}).SharedSigma
+	for range 50 {
+		if got := Calibrate(samples, CalibrationOptions{}).SharedSigma; got != first {
+			t.Fatalf("shared sigma %v, then %v", first, got)
+		}
+	}
+}

@@ -274,7 +274,7 @@ func TestBacktestsAndLiveShareTheRules(t *testing.T) {
 		t.Fatal("the people-less replay has no samples at the cut-off")
 	}
 	if want := scheduler.Calibrate(samples, f.Calibration); !reflect.DeepEqual(cal, want) {
-		t.Errorf("the people-less calibration is not Calibrate of its samples")
+		t.Errorf("the people-less calibration is not Calibrate of its samples:\n got %+v\nwant %+v", cal, want)
 	}
 	for _, s := range samples {
 		if s.Effort != scheduler.EffortQueueShare {
