@@ -248,12 +248,17 @@ func (d *Dashboard) runway(_ context.Context, _ store.Project, s *snapshot, _ *h
 }
 
 type milestoneData struct {
-	M       runwayRow
-	SVG     string
-	Cards   []card
-	Done    int
-	Curve   string // "quantiles" or "three points"
-	Blocked int
+	M      runwayRow
+	Charts milestoneCharts
+	// Chance is the headline: the S-curve's height at the due date, in
+	// words (">99%" rather than a rounded 100% when some trial is late).
+	Chance string
+	// OnTime and Trials count the trials behind it (Trials 0 in a
+	// snapshot from before the weekly counts).
+	OnTime, Trials int
+	Cards          []card
+	Done           int
+	Blocked        int
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -286,8 +291,15 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 		data.Cards = append(data.Cards, c)
 	}
 	sort.SliceStable(data.Cards, func(a, b int) bool { return data.Cards[a].P80.After(data.Cards[b].P80) })
-	svg, curve := coneSVG(m, s.Forecast.Now)
-	data.SVG, data.Curve = svg, curve
+	fin := finishOf(s.Forecast, id)
+	data.Charts = drawMilestone(m, fin, s.Forecast.Now)
+	data.Chance = chance(onTimeShare(m, fin))
+	if data.Charts.Cone != "" {
+		data.Chance = chance(data.Charts.AtDue)
+	}
+	if fin != nil {
+		data.OnTime, data.Trials = fin.OnTime, fin.Trials
+	}
 	return m.Title, data, nil
 }
 
