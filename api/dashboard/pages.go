@@ -218,6 +218,9 @@ func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *
 type runwayRow struct {
 	scheduler.MilestoneForecast
 	Verdict string // ok, risk, late, none
+	// Chance is the share of trials on time in words, as the milestone
+	// page's headline reads it.
+	Chance string
 }
 
 type runwayData struct {
@@ -242,7 +245,11 @@ func verdict(m scheduler.MilestoneForecast) string {
 func (d *Dashboard) runway(_ context.Context, _ store.Project, s *snapshot, _ *http.Request) (string, any, error) {
 	rows := make([]runwayRow, 0, len(s.Forecast.Milestones))
 	for _, m := range s.Forecast.Milestones {
-		rows = append(rows, runwayRow{MilestoneForecast: m, Verdict: verdict(m)})
+		row := runwayRow{MilestoneForecast: m, Verdict: verdict(m), Chance: "no due date"}
+		if !m.Due.IsZero() {
+			row.Chance = chance(onTimeShare(m, finishOf(s.Forecast, m.ID)))
+		}
+		rows = append(rows, row)
 	}
 	return "Runway", runwayData{Rows: rows, SVG: runwaySVG(rows, s.Forecast.Now)}, nil
 }

@@ -106,7 +106,7 @@ func runwaySVG(rows []runwayRow, now time.Time) string {
 		}
 		fmt.Fprintf(&b, `<g class="milestone" data-id="%d" data-verdict="%s">`, r.ID, r.Verdict)
 		fmt.Fprintf(&b, `<text x="8" y="%.1f" font-size="13" font-weight="600" fill="#212121">%s</text>`, y-3, esc(label))
-		fmt.Fprintf(&b, `<text x="8" y="%.1f" font-size="11" fill="#616161">%d open · P(on time) %d%%</text>`, y+12, r.Open, int(r.PDue*100+0.5))
+		fmt.Fprintf(&b, `<text x="8" y="%.1f" font-size="11" fill="#616161">%d open · P(on time) %s</text>`, y+12, r.Open, esc(r.Chance))
 		if r.Open > 0 && !r.P50.IsZero() {
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.5"/>`, sc.x(r.P10), y, sc.x(r.P50), y, colour)
 			x50, x80 := sc.x(r.P50), sc.x(r.P80)
