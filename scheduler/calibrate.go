@@ -132,8 +132,9 @@ type CalibrationOptions struct {
 	// DriftPeriod is the length of the periods whose median residuals
 	// measure the team's drift (SharedSpread); default 28 days.
 	DriftPeriod time.Duration
-	// SharedScale scales the measured shared spread; default 1, negative
-	// means independent efforts.
+	// SharedScale scales the measured shared spread; default 4 (chosen by
+	// cross-validation, see the package doc), negative means independent
+	// efforts.
 	SharedScale float64
 	// MinEffortMinutes and MinEffortShare set the least effort a sample
 	// must show to count as work (see PlausibleSample); defaults 5 minutes
@@ -163,7 +164,7 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	}
 	switch {
 	case o.SharedScale == 0:
-		o.SharedScale = 1
+		o.SharedScale = 4
 	case o.SharedScale < 0:
 		o.SharedScale = 0
 	}

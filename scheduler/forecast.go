@@ -142,9 +142,9 @@ type plan struct {
 	items   []planItem
 	deps    []int32
 	tables  []float32
-	// shared is the trial factor's table (Calibration.SharedSigma), nil
-	// when efforts are independent; sharedKey its draw stream.
-	shared    []float32
+	// shared correlates a trial's draws (Calibration.SharedSigma), nil
+	// when they are independent; sharedKey is its draw stream.
+	shared    *copula
 	sharedKey uint64
 	people    []planPerson
 	tls       []*timeline // per person, the kernel's copy of people[k].tl
@@ -377,9 +377,8 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	}
 
 	// Milestone groups and effort tables.
-	if ss := in.Calibration.SharedSigma; ss > 0 {
-		p.shared = make([]float32, drawTableSize)
-		sigmaTable(p.shared, ss)
+	if c := in.Calibration; c.Sigma > 0 && c.SharedSigma/c.Sigma >= minSharedCorrelation {
+		p.shared = newCopula(min(c.SharedSigma/c.Sigma, 0.95))
 		p.sharedKey = issueStream(p.seed, sharedDrawKey)
 	}
 	groupIdx := map[int64]int32{}
@@ -406,7 +405,7 @@ func newPlan(in Input, opts Options) (*plan, error) {
 			size, widen = SizeM, missingEstimateSigmaFactor
 		}
 		mu, sigma := in.Calibration.EffortParams(size.NominalHours(), is.Labels, is.Assignee)
-		sigma = itemSigma(sigma*widen, in.Calibration.SharedSigma)
+		sigma *= widen
 		spent := 0.0
 		if (is.State == Steeping || is.State == InReview) && is.SpentHours > 0 {
 			spent = is.SpentHours
