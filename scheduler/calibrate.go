@@ -132,9 +132,9 @@ type CalibrationOptions struct {
 	// DriftPeriod is the length of the periods whose median residuals
 	// measure the team's drift (SharedSpread); default 28 days.
 	DriftPeriod time.Duration
-	// SharedScale scales the measured shared spread; default 4 (chosen by
-	// cross-validation, see the package doc), negative means independent
-	// efforts.
+	// SharedScale scales the measured drift (SharedSpread); default 8
+	// (chosen by cross-validation, see the package doc), negative means
+	// independent efforts.
 	SharedScale float64
 	// MinEffortMinutes and MinEffortShare set the least effort a sample
 	// must show to count as work (see PlausibleSample); defaults 5 minutes
@@ -164,7 +164,7 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	}
 	switch {
 	case o.SharedScale == 0:
-		o.SharedScale = 4
+		o.SharedScale = 8
 	case o.SharedScale < 0:
 		o.SharedScale = 0
 	}
@@ -262,21 +262,28 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 	}
 	measured := 1.4826 * mad(resid)
 	cal.Sigma = SpreadSigma(measured, len(resid), standIn, opts)
-	cal.SharedSigma = math.Min(opts.SharedScale*SharedSpread(usable, resid, measured, opts.DriftPeriod), 0.8*cal.Sigma)
+	if opts.SharedScale > 0 {
+		cal.SharedSigma = math.Min(SharedSpread(usable, resid, measured, opts.DriftPeriod, opts.SharedScale), 0.8*cal.Sigma)
+	}
 	return cal
 }
 
 // SharedSpread is the spread of what the issues of one stretch of time
 // share, measured on the samples (newest first) and their residuals: the
-// variance of the median residual between periods of the given length,
-// less what sampling alone would give (1.2533²·s²/n for a median of n), plus
-// the uncertainty of the fitted centre itself (1.2533²·s²/N over all N).
+// drift, the standard deviation of the median residual between periods of
+// the given length less what sampling alone would give (1.2533²·s²/n for a
+// median of n), times scale, and the uncertainty of the fitted centre
+// itself (1.2533·s/√N over all N), added as variances. The scale stands
+// for what 28-day medians of finished work cannot see: Jira teams close
+// work in batches (at a release), so the issues of one stretch finish
+// together far more than the drift of monthly medians says; it is chosen
+// by cross-validation, and a steady team (no drift) gets none of it.
 // A team's pace drifts (a release crunch, a holiday, a hard quarter), and
 // a forecast's issues all fall in the same future stretch, so they share
 // that drift: without it the last finish of many issues, the maximum of
 // independent draws, comes out late and narrow. Periods with fewer than 5
 // samples are left out; fewer than 3 periods measure no drift.
-func SharedSpread(samples []Sample, resid []float64, sigma float64, period time.Duration) float64 {
+func SharedSpread(samples []Sample, resid []float64, sigma float64, period time.Duration, scale float64) float64 {
 	if len(samples) == 0 || len(samples) != len(resid) || period <= 0 {
 		return 0
 	}
@@ -319,7 +326,7 @@ func SharedSpread(samples []Sample, resid []float64, sigma float64, period time.
 	}
 	between /= float64(len(meds) - 1)
 	drift := math.Max(0, between-noise/float64(len(meds)))
-	return math.Sqrt(drift + centre)
+	return math.Sqrt(scale*scale*drift + centre)
 }
 
 // SpreadSigma is the one spread rule: the sigma every forecast draws from,

@@ -133,7 +133,7 @@ func cvObjective(rs []BacktestResult) float64 {
 // combination of the values of each parameter (COMMITEA_CV_GRID, e.g.
 // "narrow=-1,100;floor=-1,0.5;shared=-1,1", overrides them; -1 is "off").
 func cvGrid(spec string, trials int) []cvCandidate {
-	values := map[string][]float64{"wide": {100}, "narrow": {100}, "floor": {-1}, "shared": {-1, 4}}
+	values := map[string][]float64{"wide": {100}, "narrow": {100}, "floor": {-1}, "shared": {-1, 8}}
 	for _, part := range strings.Split(spec, ";") {
 		name, list, ok := strings.Cut(part, "=")
 		if !ok {

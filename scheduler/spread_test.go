@@ -68,9 +68,16 @@ func TestSharedSpreadMeasuresDrift(t *testing.T) {
 	if steady.SharedSigma > 0.15 {
 		t.Errorf("steady team: shared sigma %.3f, want near 0 (the centre's uncertainty only)", steady.SharedSigma)
 	}
-	drifting := Calibrate(driftingSamples(360, 0.5, 0.5, 1), CalibrationOptions{})
-	if drifting.SharedSigma < 0.3 || drifting.SharedSigma > 0.8 {
-		t.Errorf("drift 0.5: shared sigma %.3f, want about 0.5", drifting.SharedSigma)
+	drifting := Calibrate(driftingSamples(360, 0.2, 0.5, 1), CalibrationOptions{SharedScale: 1})
+	if drifting.SharedSigma < 0.1 || drifting.SharedSigma > 0.3 {
+		t.Errorf("drift 0.2: shared sigma %.3f, want about 0.2", drifting.SharedSigma)
+	}
+	scaled := Calibrate(driftingSamples(360, 0.2, 0.5, 1), CalibrationOptions{SharedScale: 2})
+	if r := scaled.SharedSigma / drifting.SharedSigma; r < 1.8 || r > 2.05 {
+		t.Errorf("SharedScale 2: shared sigma %.3f, %.2fx scale 1's; want about 2x", scaled.SharedSigma, r)
+	}
+	if s := Calibrate(driftingSamples(360, 0, 0.5, 1), CalibrationOptions{SharedScale: 8}).SharedSigma; s > 0.15 {
+		t.Errorf("steady team, scale 8: shared sigma %.3f, want the centre's uncertainty only", s)
 	}
 	if off := Calibrate(driftingSamples(360, 0.5, 0.5, 1), CalibrationOptions{SharedScale: -1}); off.SharedSigma != 0 {
 		t.Errorf("SharedScale -1: shared sigma %.3f, want 0", off.SharedSigma)
