@@ -266,6 +266,12 @@ type milestoneData struct {
 	Cards          []card
 	Done           int
 	Blocked        int
+	// History is the forecast over the milestone's life (store's
+	// milestone_history); Live and Replayed count its points, Watched is
+	// the first live one.
+	History        string
+	Live, Replayed int
+	Watched        time.Time
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -306,6 +312,21 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 	}
 	if fin != nil {
 		data.OnTime, data.Trials = fin.OnTime, fin.Trials
+	}
+	points, err := store.MilestoneHistory(ctx, d.cfg.Pool, p.ID, id)
+	if err != nil {
+		return "", nil, err
+	}
+	data.History = historySVG(points, s.Forecast.Now)
+	for _, pt := range points {
+		if pt.Source == store.HistoryReplay {
+			data.Replayed++
+			continue
+		}
+		if data.Live == 0 {
+			data.Watched = pt.At
+		}
+		data.Live++
 	}
 	return m.Title, data, nil
 }

@@ -1,0 +1,160 @@
+package dashboard
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/commitea/commitea/store"
+)
+
+// historySVG draws a milestone's forecast over its life, the chart of
+// Jira's version report: above, the p50 and p80 finish dates each forecast
+// gave (one step per point, held until the next) against the due date of
+// the time and the diagonal of the day the forecast was made (no finish
+// can come before it); below, the open and the done issues, the
+// milestone's scope. Points replayed from the history before CommiTea
+// watched are drawn dashed, left of a line where the live ones begin.
+func historySVG(points []store.MilestonePoint, now time.Time) string {
+	if len(points) == 0 {
+		return ""
+	}
+	end := now
+	if last := points[len(points)-1].At; last.After(end) {
+		end = last
+	}
+	start := points[0].At
+	if !end.After(start) {
+		end = start.Add(24 * time.Hour)
+	}
+	const width, left, right, top, mid, gap, bottom = 960.0, 70.0, 20.0, 30.0, 250.0, 36.0, 110.0
+	xs := timeScale{from: start, to: end.Add(end.Sub(start) / 40), x0: left, x1: width - right}
+	// The finish dates' axis spans every p50, p80 and due date shown.
+	lo, hi := start, end
+	for _, p := range points {
+		for _, t := range []time.Time{p.P50, p.P80, p.Due} {
+			if t.IsZero() {
+				continue
+			}
+			if t.Before(lo) {
+				lo = t
+			}
+			if t.After(hi) {
+				hi = t
+			}
+		}
+	}
+	pad := max(hi.Sub(lo)/20, 24*time.Hour)
+	ys := timeScale{from: lo.Add(-pad), to: hi.Add(pad), x0: mid, x1: top}
+	most := 1
+	for _, p := range points {
+		most = max(most, p.Open+p.Done)
+	}
+	scopeTop := mid + gap
+	scopeBase := scopeTop + bottom
+	yScope := func(n float64) float64 { return scopeBase - n/float64(most)*bottom }
+	height := scopeBase + 30
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="history" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="100%%" role="img" aria-label="The milestone's forecast and scope over time" data-points="%d">`, width, height, len(points))
+	// Axes: finish dates on the left of the upper panel, issues of the
+	// lower one, forecast dates along the bottom.
+	for _, t := range ys.ticks() {
+		y := ys.x(t)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%s</text>`,
+			left, y, width-right, y, left-6, y+4, t.Format("2 Jan"))
+	}
+	for _, n := range []int{0, most / 2, most} {
+		y := yScope(float64(n))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%d</text>`,
+			left, y, width-right, y, left-6, y+4, n)
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#757575">finish date forecast</text>`, left, top-14)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#757575">issues: open above done</text>`, left, scopeTop-8)
+	for _, t := range xs.ticks() {
+		x := xs.x(t)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#f5f5f5"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="middle" fill="#757575">%s</text>`,
+			x, top, x, scopeBase, x, scopeBase+16, t.Format("2 Jan"))
+	}
+	// The day each forecast was made: a forecast cannot finish before it.
+	fmt.Fprintf(&b, `<line class="made" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bdbdbd" stroke-dasharray="1,3"/>`,
+		xs.x(start), ys.x(start), xs.x(end), ys.x(end))
+
+	// Each point's values hold until the next point (the last until now).
+	until := func(i int) time.Time {
+		if i+1 < len(points) {
+			return points[i+1].At
+		}
+		return end
+	}
+	replayed := func(i int) bool { return points[i].Source == store.HistoryReplay }
+	steps := func(class, colour string, width float64, value func(store.MilestonePoint) (float64, bool)) {
+		for _, live := range []bool{false, true} {
+			var d strings.Builder
+			pen := false
+			for i, p := range points {
+				v, ok := value(p)
+				if replayed(i) == live || !ok {
+					pen = false
+					continue
+				}
+				x0, x1 := xs.x(p.At), xs.x(until(i))
+				if pen {
+					fmt.Fprintf(&d, " L%.1f,%.1f", x0, v)
+				} else {
+					fmt.Fprintf(&d, " M%.1f,%.1f", x0, v)
+				}
+				fmt.Fprintf(&d, " L%.1f,%.1f", x1, v)
+				pen = true
+			}
+			if d.Len() == 0 {
+				continue
+			}
+			dash, source := "", "live"
+			if !live {
+				dash, source = ` stroke-dasharray="5,3"`, "replay"
+			}
+			fmt.Fprintf(&b, `<path class="%s" data-source="%s" d="%s" fill="none" stroke="%s" stroke-width="%.1f"%s/>`, class, source, strings.TrimSpace(d.String()), colour, width, dash)
+		}
+	}
+	date := func(pick func(store.MilestonePoint) time.Time) func(store.MilestonePoint) (float64, bool) {
+		return func(p store.MilestonePoint) (float64, bool) {
+			t := pick(p)
+			return ys.x(t), !t.IsZero()
+		}
+	}
+	steps("due", "#b71c1c", 2, date(func(p store.MilestonePoint) time.Time { return p.Due }))
+	steps("p80", "#6d4c41", 2.5, date(func(p store.MilestonePoint) time.Time { return p.P80 }))
+	steps("p50", "#1565c0", 2.5, date(func(p store.MilestonePoint) time.Time { return p.P50 }))
+
+	// Scope: done from the base, open stacked on it.
+	for i, p := range points {
+		x0, x1 := xs.x(p.At), xs.x(until(i))
+		w := math.Max(x1-x0, 0.5)
+		op := "0.9"
+		if replayed(i) {
+			op = "0.5"
+		}
+		fmt.Fprintf(&b, `<rect class="done" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#81c784" opacity="%s"/>`, x0, yScope(float64(p.Done)), w, scopeBase-yScope(float64(p.Done)), op)
+		fmt.Fprintf(&b, `<rect class="open" data-open="%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#a1887f" opacity="%s"/>`, p.Open, x0, yScope(float64(p.Open+p.Done)), w, yScope(float64(p.Done))-yScope(float64(p.Open+p.Done)), op)
+	}
+	// Where the live points begin, when replayed ones come before.
+	for i := 1; i < len(points); i++ {
+		if replayed(i-1) && !replayed(i) {
+			x := xs.x(points[i].At)
+			fmt.Fprintf(&b, `<line class="watching" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#616161" stroke-dasharray="3,3"/><text x="%.1f" y="%.1f" font-size="11" fill="#616161" text-anchor="middle">replayed ← → live</text>`,
+				x, top, x, scopeBase, x, top-4)
+			break
+		}
+	}
+	// Legend.
+	lx := width - right - 260
+	for k, l := range []struct{ name, colour string }{{"p50", "#1565c0"}, {"p80", "#6d4c41"}, {"due date", "#b71c1c"}} {
+		x := lx + float64(k)*80
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/><text x="%.1f" y="%.1f" font-size="11" fill="#424242">%s</text>`,
+			x, top-18, x+18, top-18, l.colour, x+22, top-14, l.name)
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
