@@ -17,6 +17,11 @@ import (
 // milestone's scope. Points replayed from the history before CommiTea
 // watched are drawn dashed, left of a line where the live ones begin.
 func historySVG(points []store.MilestonePoint, now time.Time) string {
+	// A milestone's life starts when it first holds work: the cut-offs
+	// replayed before that have nothing to draw.
+	for len(points) > 0 && points[0].Open+points[0].Done == 0 {
+		points = points[1:]
+	}
 	if len(points) == 0 {
 		return ""
 	}
@@ -31,19 +36,22 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	const width, left, right, top, mid, gap, bottom = 960.0, 70.0, 20.0, 30.0, 250.0, 36.0, 110.0
 	xs := timeScale{from: start, to: end.Add(end.Sub(start) / 40), x0: left, x1: width - right}
 	// The finish dates' axis spans every p50, p80 and due date shown.
-	lo, hi := start, end
+	var lo, hi time.Time
 	for _, p := range points {
 		for _, t := range []time.Time{p.P50, p.P80, p.Due} {
 			if t.IsZero() {
 				continue
 			}
-			if t.Before(lo) {
+			if lo.IsZero() || t.Before(lo) {
 				lo = t
 			}
 			if t.After(hi) {
 				hi = t
 			}
 		}
+	}
+	if lo.IsZero() {
+		lo, hi = start, end
 	}
 	pad := max(hi.Sub(lo)/20, 24*time.Hour)
 	ys := timeScale{from: lo.Add(-pad), to: hi.Add(pad), x0: mid, x1: top}
@@ -60,10 +68,20 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	fmt.Fprintf(&b, `<svg class="history" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="100%%" role="img" aria-label="The milestone's forecast and scope over time" data-points="%d">`, width, height, len(points))
 	// Axes: finish dates on the left of the upper panel, issues of the
 	// lower one, forecast dates along the bottom.
-	for _, t := range ys.ticks() {
+	yticks := ys.ticks()
+	// At most about eight labels up the side.
+	every := (len(yticks) + 7) / 8
+	label := "2 Jan"
+	if ys.to.Sub(ys.from) > 300*24*time.Hour {
+		label = "Jan 2006" // the dates span years
+	}
+	for k, t := range yticks {
+		if k%max(every, 1) != 0 {
+			continue
+		}
 		y := ys.x(t)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%s</text>`,
-			left, y, width-right, y, left-6, y+4, t.Format("2 Jan"))
+			left, y, width-right, y, left-6, y+4, t.Format(label))
 	}
 	for _, n := range []int{0, most / 2, most} {
 		y := yScope(float64(n))
@@ -78,8 +96,10 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 			x, top, x, scopeBase, x, scopeBase+16, t.Format("2 Jan"))
 	}
 	// The day each forecast was made: a forecast cannot finish before it.
-	fmt.Fprintf(&b, `<line class="made" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bdbdbd" stroke-dasharray="1,3"/>`,
-		xs.x(start), ys.x(start), xs.x(end), ys.x(end))
+	if from, to := later(start, ys.from), earlier(end, ys.to); from.Before(to) {
+		fmt.Fprintf(&b, `<line class="made" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9e9e9e" stroke-dasharray="2,3"/>`,
+			xs.x(from), ys.x(from), xs.x(to), ys.x(to))
+	}
 
 	// Each point's values hold until the next point (the last until now).
 	until := func(i int) time.Time {
@@ -143,8 +163,13 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	for i := 1; i < len(points); i++ {
 		if replayed(i-1) && !replayed(i) {
 			x := xs.x(points[i].At)
-			fmt.Fprintf(&b, `<line class="watching" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#616161" stroke-dasharray="3,3"/><text x="%.1f" y="%.1f" font-size="11" fill="#616161" text-anchor="middle">replayed ← → live</text>`,
-				x, top, x, scopeBase, x, top-4)
+			fmt.Fprintf(&b, `<line class="watching" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#616161" stroke-dasharray="3,3"/>`, x, top, x, scopeBase)
+			if x < width-right-120 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#616161" text-anchor="end">replayed ←</text><text x="%.1f" y="%.1f" font-size="11" fill="#616161">→ live from %s</text>`,
+					x-4, scopeTop-8, x+4, scopeTop-8, points[i].At.Format("2 Jan"))
+			} else {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#616161" text-anchor="end">← replayed | live from %s</text>`, x-4, scopeTop-8, points[i].At.Format("2 Jan"))
+			}
 			break
 		}
 	}
@@ -157,4 +182,18 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
