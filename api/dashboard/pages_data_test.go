@@ -192,6 +192,25 @@ func TestIssuePage(t *testing.T) {
 	if rows := find(find(doc, byID("timeline"))[0], func(n *html.Node) bool { return n.Data == "tr" }); len(rows)-1 != len(v.Derived.Timeline) {
 		t.Errorf("timeline rows %d, view %d", len(rows)-1, len(v.Derived.Timeline))
 	}
+	// Provenance: every reason the view gives, in its order, and no other.
+	var reasons []string
+	if pv := v.Derived.Provenance; pv != nil {
+		reasons = slices.Concat(pv.State, pv.Discarded, pv.Blocked, pv.Stale, pv.MissingEstimate, pv.Aging, pv.Unschedulable)
+	}
+	var shown []string
+	for _, r := range find(find(doc, byID("provenance"))[0], func(n *html.Node) bool { return n.Data == "div" }) {
+		shown = append(shown, text(r))
+	}
+	norm := func(ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = strings.Join(strings.Fields(s), " ")
+		}
+		return out
+	}
+	if !slices.Equal(shown, norm(reasons)) || len(reasons) == 0 {
+		t.Errorf("provenance shown %q, view %q", shown, reasons)
+	}
 	if code, _, _ := get(t, d.Handler(), "/ceo/demo/issues/99999"); code != http.StatusNotFound {
 		t.Errorf("unknown issue: %d", code)
 	}
