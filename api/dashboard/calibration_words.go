@@ -50,11 +50,11 @@ func reading(name string, s scheduler.BacktestScore) string {
 		out = fmt.Sprintf("%s's p80 came true for %s of the work and its p90 for %s (targets 80%% and 90%%): its ranges are wider than they need to be, cautious rather than wrong.", name, p80, p90)
 	}
 	if d := s.P50Coverage - 0.5; kept && math.Abs(d) > calibratedWithin {
-		lean := "early: less than half the work is done by its p50"
+		lean := "early: only"
 		if d > 0 {
-			lean = "late: more than half the work is done by its p50"
+			lean = "late:"
 		}
-		out += fmt.Sprintf(" The middle of its range leans %s (%s).", lean, percentText(s.P50Coverage))
+		out += fmt.Sprintf(" Its p50 dates lean %s %s of the work was done by them (target 50%%).", lean, percentText(s.P50Coverage))
 	}
 	return out
 }

@@ -22,7 +22,7 @@ func TestBacktestWords(t *testing.T) {
 		verdict  string
 		readings [2]string
 	}{
-		{"demo: CommiTea kept, baseline early", commitea, baseline, "CommiTea is the better forecast on single issues", [2]string{"about as often as they say. The middle of its range leans late", "too early"}},
+		{"demo: CommiTea kept, baseline early", commitea, baseline, "CommiTea is the better forecast on single issues", [2]string{"about as often as they say. Its p50 dates lean late: 60% of the work was done by them", "too early"}},
 		{"baseline kept, CommiTea early", baseline, commitea, "The baseline is the better forecast", [2]string{"too early", "about as often"}},
 		{"both kept, CommiTea sharper", commitea, scheduler.BacktestScore{P50Coverage: 0.5, P80Coverage: 0.82, P90Coverage: 0.9, PinballLoss: 20}, "CommiTea is sharper", [2]string{"about as often", "about as often"}},
 		{"both kept, baseline sharper", commitea, scheduler.BacktestScore{P50Coverage: 0.5, P80Coverage: 0.82, P90Coverage: 0.9, PinballLoss: 9}, "the baseline is sharper", [2]string{"about as often", "about as often"}},
