@@ -148,6 +148,20 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	steps("p80", "#6d4c41", 2.5, date(func(p store.MilestonePoint) time.Time { return p.P80 }))
 	steps("p50", "#1565c0", 2.5, date(func(p store.MilestonePoint) time.Time { return p.P50 }))
 
+	// The latest forecast, which a step of an hour would hide at the edge.
+	if last := points[len(points)-1]; !last.P50.IsZero() {
+		x := xs.x(last.At)
+		// p80 labelled above its dot, p50 below: they may sit close.
+		for _, q := range []struct {
+			name, colour string
+			t            time.Time
+			dy           float64
+		}{{"p50", "#1565c0", last.P50, 15}, {"p80", "#6d4c41", last.P80, -7}} {
+			y := ys.x(q.t)
+			fmt.Fprintf(&b, `<g class="latest" data-q="%s"><circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f" font-size="11" font-weight="600" fill="%s" text-anchor="end">now: %s %s</text></g>`,
+				q.name, x, y, q.colour, x-7, y+q.dy, q.colour, q.name, q.t.Format("2 Jan 2006"))
+		}
+	}
 	// Scope: done from the base, open stacked on it.
 	for i, p := range points {
 		x0, x1 := xs.x(p.At), xs.x(until(i))
