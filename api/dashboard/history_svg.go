@@ -59,6 +59,13 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 	for _, p := range points {
 		most = max(most, p.Open+p.Done)
 	}
+	// The scope axis runs to a round count, labelled every countStep
+	// (1, 2, 5, 10, 20, 50, ... issues: two or three labels).
+	countStep := 1
+	for k := 0; most > 2*countStep; k++ {
+		countStep = []int{2, 5, 10}[k%3] * pow10(k/3)
+	}
+	most = (most + countStep - 1) / countStep * countStep
 	scopeTop := mid + gap
 	scopeBase := scopeTop + bottom
 	yScope := func(n float64) float64 { return scopeBase - n/float64(most)*bottom }
@@ -83,7 +90,7 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%s</text>`,
 			left, y, width-right, y, left-6, y+4, t.Format(label))
 	}
-	for _, n := range []int{0, most / 2, most} {
+	for n := 0; n <= most; n += countStep {
 		y := yScope(float64(n))
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%d</text>`,
 			left, y, width-right, y, left-6, y+4, n)
@@ -210,4 +217,12 @@ func earlier(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+func pow10(k int) int {
+	n := 1
+	for range k {
+		n *= 10
+	}
+	return n
 }
