@@ -99,7 +99,7 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 		rec.Live = &live
 		// The cut-offs' forecasts are each milestone's history before
 		// CommiTea watched it (the page shows live points after).
-		if err := store.ReplaceReplayedForecasts(ctx, w.Pool, id, points); err != nil {
+		if err := store.InTx(ctx, w.Pool, func(tx store.Tx) error { return store.ReplaceReplayedForecasts(ctx, tx, id, points) }); err != nil {
 			return err
 		}
 	}
