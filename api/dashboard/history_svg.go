@@ -194,8 +194,9 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 			break
 		}
 	}
-	// Legend.
-	lx := width - right - 260
+	// Legend, beside the panel's title: the latest forecast is labelled
+	// at the right edge.
+	lx := left + 150
 	for k, l := range []struct{ name, colour string }{{"p50", "#1565c0"}, {"p80", "#6d4c41"}, {"due date", "#b71c1c"}} {
 		x := lx + float64(k)*80
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/><text x="%.1f" y="%.1f" font-size="11" fill="#424242">%s</text>`,
