@@ -165,7 +165,7 @@ func historySVG(points []store.MilestonePoint, now time.Time) string {
 			dy           float64
 		}{{"p50", "#1565c0", last.P50, 15}, {"p80", "#6d4c41", last.P80, -7}} {
 			y := ys.x(q.t)
-			fmt.Fprintf(&b, `<g class="latest" data-q="%s"><circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f" font-size="11" font-weight="600" fill="%s" text-anchor="end">now: %s %s</text></g>`,
+			fmt.Fprintf(&b, `<g class="latest" data-q="%s"><circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f" font-size="11" font-weight="600" fill="%s" stroke="#fff" stroke-width="3" paint-order="stroke" text-anchor="end">now: %s %s</text></g>`,
 				q.name, x, y, q.colour, x-7, y+q.dy, q.colour, q.name, q.t.Format("2 Jan 2006"))
 		}
 	}
