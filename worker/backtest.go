@@ -59,6 +59,10 @@ type BacktestRecord struct {
 	Live *scheduler.LiveBacktest `json:"live,omitempty"`
 }
 
+// backfillWait is how long a backtest waits for the project's first
+// import to finish before it looks again.
+const backfillWait = 5 * time.Second
+
 // Timeout allows for long histories.
 func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { return 30 * time.Minute }
 
@@ -66,6 +70,17 @@ func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { retur
 func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs]) error {
 	start := time.Now()
 	id := job.Args.ProjectID
+	// Not during the project's first import: the backfill writes each
+	// issue's history a checkpoint at a time, and a replay before it is
+	// done reads the issues without one as they stand today at every
+	// cut-off (history.Complete); the recompute after the import would
+	// not run another, its closed set being the same. Snoozing does not
+	// count as an attempt.
+	if busy, err := store.JobUnfinished(ctx, w.Pool, BackfillArgs{}.Kind(), id); err != nil {
+		return fmt.Errorf("backtest: %w", err)
+	} else if busy {
+		return river.JobSnooze(backfillWait)
+	}
 	var versions []store.IssueVersion
 	st, err := loadProjectState(ctx, w.Pool, id, func(tx store.Tx) error {
 		var err error
