@@ -41,7 +41,7 @@
 // e is fitted over the last year of samples (at most 1,000): mu = median,
 // sigma = 1.4826·MAD, pooled towards the prior's 1.63 (SpreadSigma, the one
 // spread rule of the live forecast and both backtests): a wider one as if
-// the prior were 100 samples (a wide spread from few issues is mostly bulk
+// the prior were 400 samples (a wide spread from few issues is mostly bulk
 // closures and imports), a narrower one with 100 × the share of samples
 // whose effort is the people-less replay's queue-share stand-in (which hands
 // every issue open at the same time the same hours, an artefact), so a
@@ -49,8 +49,10 @@
 // earned. Part of sigma is shared by every issue of a trial
 // (Calibration.SharedSigma, SharedSpread): the drift of the median residual
 // between 28-day periods beyond sampling noise, plus the centre's own
-// uncertainty, at most 0.8·sigma; the kernel draws one factor per trial
-// with it and the rest per issue, so an issue's range is unchanged while a
+// uncertainty, at most 0.8·sigma; the drift is scaled by 8 (chosen by
+// cross-validation: 28-day medians of finished work cannot see work closed
+// in batches). The kernel correlates a trial's draws by (shared/sigma)²
+// through their normal scores, so an issue's range is unchanged while a
 // milestone's issues run slow or fast together; a label (outside est/ and p/) or person bias is its
 // median residual shrunk by n/(n+5), groups of one ignored. Under 10
 // samples is a cold start with priors derived from public data in
@@ -244,42 +246,52 @@
 // others the candidate with the least coverage error (|p50−.5| + |p80−.8|
 // + |p90−.9|) plus pinball loss relative to the baseline, items and sets
 // alike, and scores it on the one left out. Held out, pooled by cut-off
-// (each cut-off weighs the same; sets are one per cut-off), 200 trials:
+// (each cut-off weighs the same; sets are one per cut-off), 200 trials
+// ("wide" and "narrow" the sigma prior's weights, "floor" the queue floor,
+// "shared" the drift scale; "i." items, "s." sets, "pin" pinball loss over
+// the baseline's):
+//
+//	go test ./scheduler -run RealDataCV -v
+//	training objective by candidate (all eight, for reference only):
+//	  wide=100 narrow=100 floor=0 shared=0     1.873 | items 0.534 0.791 0.885 0.872x | sets 0.752 0.853 0.888 0.626x
+//	  wide=100 narrow=100 floor=0 shared=8     1.498 | items 0.533 0.791 0.883 0.871x | sets 0.508 0.825 0.873 0.508x
+//	  wide=100 narrow=100 floor=0 shared=16    1.489 | items 0.533 0.791 0.883 0.871x | sets 0.503 0.825 0.873 0.504x
+//	  wide=400 narrow=100 floor=0 shared=0     1.762 | items 0.524 0.782 0.879 0.826x | sets 0.741 0.850 0.884 0.567x
+//	  wide=400 narrow=100 floor=0 shared=8     1.419 | items 0.523 0.781 0.877 0.827x | sets 0.492 0.815 0.868 0.473x
+//	  wide=400 narrow=100 floor=0 shared=16    1.422 | items 0.523 0.781 0.877 0.827x | sets 0.487 0.815 0.868 0.471x
+//	held out  chosen on the others                     | i.p50 i.p80 i.p90  i.pin | s.p50 s.p80 s.p90  s.pin
+//	APSTUD    wide=400 narrow=100 floor=0 shared=8     | 0.602 0.845 0.921 0.912x | 0.667 0.944 1.000 1.511x
+//	BE        wide=400 narrow=100 floor=0 shared=8     | 0.444 0.751 0.866 0.664x | 0.459 0.730 0.919 0.499x
+//	CLOV      wide=400 narrow=100 floor=0 shared=8     | 0.567 0.820 0.919 1.056x | 0.672 0.875 0.938 1.082x
+//	DAEMON    wide=400 narrow=100 floor=0 shared=8     | 0.498 0.751 0.871 0.671x | 0.478 0.565 0.565 0.988x
+//	MESOS     wide=400 narrow=100 floor=0 shared=16    | 0.456 0.717 0.851 0.727x | 0.507 0.833 0.847 0.307x
+//	TIMOB     wide=400 narrow=100 floor=0 shared=16    | 0.564 0.825 0.906 0.886x | 0.464 0.804 0.842 0.475x
+//	USERGRID  wide=400 narrow=100 floor=0 shared=16    | 0.594 0.875 0.935 0.711x | 0.174 0.696 0.870 0.285x
+//	XD        wide=400 narrow=100 floor=0 shared=16    | 0.448 0.681 0.749 0.818x | 0.371 0.857 0.929 0.254x
+//	pooled by cut-off, held out (200 trials):
+//	  items  786 cut-offs: p50 0.522 p80 0.781 p90 0.877 pinball 134.1 vs baseline 162.2 (0.827x)
+//	  sets   606 cut-offs: p50 0.487 p80 0.815 p90 0.868 pinball 193.9 vs baseline 411.9 (0.471x)
+//	  items pooled by issue instead: p50 0.475 p80 0.755 p90 0.880 pinball 0.790x
+//
+// Against the goals (p50 0.45–0.55, p80 0.78–0.85, p90 ≥ 0.87, pinball
+// < 0.85×) items meet all four; sets meet p50, p80 and pinball and fall
+// just short at p90 (0.868). Per history the small, bursty APSTUD and CLOV
+// still lose to the baseline on pinball. Without the shared factor sets
+// run late (p50 0.741–0.752: the last of many independent draws is late
+// and narrow, while on MESOS a set's issues cover their own p50 only 0.35
+// of the time and the set's last finish its p50 0.75: Jira projects close
+// work in batches at releases). The prior weight 400 for a wide sigma beat
+// 100 in every fold. Choices the held-out scores dropped: a scale of 1 on
+// the measured drift, and the factor applied to efforts instead of their
+// normal scores (it narrowed started issues: items p80 0.760, p90 0.869);
+// a queue floor of 0.5 (chosen by one fold of eight, training objective
+// 1.719 against 1.713); a wide prior weight of 25 (1.806 against 1.713);
+// pooling a narrow stand-in sigma changed nothing on these histories (the
+// stand-in's measured sigma is wider than the prior's at their cut-offs;
+// 1.713 either way), and stays as the rule for histories where it is not:
 //
 //	COMMITEA_CV_GRID='narrow=-1,100;floor=-1;shared=-1,1' go test ./scheduler -run RealDataCV -v
-//	held out  chosen on the others             | i.p50 i.p80 i.p90  i.pin | s.p50 s.p80 s.p90  s.pin
-//	APSTUD    narrow=0 floor=0 shared=1        | 0.560 0.828 0.927 0.883x | 0.806 0.972 1.000 1.627x
-//	BE        narrow=0 floor=0 shared=1        | 0.412 0.707 0.857 0.656x | 0.514 0.784 0.946 0.555x
-//	CLOV      narrow=0 floor=0 shared=1        | 0.537 0.811 0.910 1.078x | 0.703 0.875 0.953 1.208x
-//	DAEMON    narrow=0 floor=0 shared=1        | 0.454 0.708 0.844 0.688x | 0.478 0.565 0.652 0.968x
-//	MESOS     narrow=0 floor=0 shared=1        | 0.415 0.678 0.835 0.718x | 0.757 0.833 0.840 0.305x
-//	TIMOB     narrow=0 floor=0 shared=1        | 0.546 0.818 0.902 0.902x | 0.718 0.799 0.809 0.569x
-//	USERGRID  narrow=0 floor=0 shared=1        | 0.547 0.885 0.941 0.724x | 0.435 0.913 0.913 0.275x
-//	XD        narrow=0 floor=0 shared=1        | 0.412 0.656 0.738 0.827x | 0.671 0.871 0.900 0.316x
-//	pooled by cut-off, held out (200 trials):
-//	  items  786 cut-offs: p50 0.490 p80 0.760 p90 0.869 pinball 135.2 vs baseline 162.2 (0.833x)
-//	  sets   606 cut-offs: p50 0.693 p80 0.828 p90 0.860 pinball 221.1 vs baseline 411.9 (0.537x)
-//	  items pooled by issue instead: p50 0.455 p80 0.730 p90 0.873 pinball 0.804x
-//
-// ("i." items, "s." sets, "pin" pinball loss over the baseline's.) Against
-// the goals (p50 0.45–0.55, p80 0.78–0.85, p90 ≥ 0.87, pinball < 0.85×):
-// items meet p50 and pinball and fall short on p80 (0.760) and p90 (0.869);
-// sets meet p80 and pinball, run late at p50 (0.693) and short at p90
-// (0.860). Every fold chose the shared trial factor (the training
-// objective over all eight: 1.713 with it, 1.873 without; without it sets
-// covered p50 0.728). Choices the held-out scores dropped: pooling a
-// narrow stand-in sigma (no effect: the stand-in's measured sigma is
-// wider than the prior's at these cut-offs, objective 1.713 either way; the
-// rule stays for the histories where it is not), a queue floor of 0.5
-// (chosen by one fold of eight, 1.719 against 1.713), a wide-sigma prior
-// weight of 25 instead of 100 (1.806) and twice and a half the measured
-// shared spread (1.929):
-//
 //	COMMITEA_CV_GRID='wide=100,25;narrow=100;floor=-1,0.5;shared=1,2.5' go test ./scheduler -run RealDataCV -v
 //
-// Sets run late at p50 because their issues finish together far more than
-// independent draws (even with the measured drift) allow: on MESOS a set's
-// issues cover their own p50 only 0.35 of the time, yet the set's last
-// finish covers the set's p50 0.75 of the time (Jira projects close work
-// in batches at releases).
+// (both before the factor moved to normal scores).
 package scheduler

@@ -25,7 +25,7 @@ func TestSpreadSigmaTrustsNarrowOnlyFromMeasuredEffort(t *testing.T) {
 	if m.Sigma > 0.5 {
 		t.Errorf("measured effort, sigma 0.4: got %.3f, want it kept", m.Sigma)
 	}
-	want := math.Sqrt((200*m.Sigma*m.Sigma + 100*priorSigma*priorSigma) / 300)
+	want := math.Sqrt((200*m.Sigma*m.Sigma + 100*priorSigma*priorSigma) / 300) // NarrowSigmaPriorWeight 100
 	if math.Abs(s.Sigma-want) > 1e-9 {
 		t.Errorf("stand-in effort: sigma %.3f, want %.3f (pooled with the prior as 100 samples)", s.Sigma, want)
 	}
