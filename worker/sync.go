@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -49,13 +51,29 @@ type Syncer struct {
 	// Checkpoint is how many issues a backfill imports between commits of
 	// its cursor, so a crash loses at most that much work; default 50.
 	Checkpoint int
+	// Concurrency is how many issues' details (dependencies, timeline) are
+	// read from Gitea at once; default DefaultSyncConcurrency. The client
+	// bounds its requests in flight and waits out 429s on its own, so this
+	// sets how much of that bound one sync may use.
+	Concurrency int
 }
+
+// DefaultSyncConcurrency matches the Gitea client's default bound on
+// requests in flight.
+const DefaultSyncConcurrency = gitea.DefaultMaxConcurrent
 
 // sinceOverlap re-reads a little before the last sync: Gitea's updated_at
 // has one-second resolution and clocks drift, and re-reading is harmless.
 const sinceOverlap = 2 * time.Minute
 
 const defaultCheckpoint = 50
+
+func (s *Syncer) concurrency() int {
+	if s.Concurrency > 0 {
+		return s.Concurrency
+	}
+	return DefaultSyncConcurrency
+}
 
 func (s *Syncer) now() time.Time {
 	if s.Now != nil {
@@ -96,49 +114,34 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 			pullRows = append(pullRows, r)
 		}
 	}
-	// Per-issue detail, in number order, resuming after the cursor.
+	// Per-issue detail, resuming after the cursor: fetched up to
+	// Concurrency issues at a time, committed in number order a checkpoint
+	// at a time, so the cursor only ever passes issues that are written.
 	total := len(rows)
 	every := s.Checkpoint
 	if every <= 0 {
 		every = defaultCheckpoint
 	}
-	for i := 0; i < len(rows); {
-		end := min(i+every, len(rows))
-		chunk := rows[i:end]
-		i = end
-		if chunk[len(chunk)-1].Number <= state.BackfillCursor {
-			s.progress(i, total)
-			continue
+	var todo []store.Issue
+	for _, r := range rows {
+		if r.Number > state.BackfillCursor {
+			todo = append(todo, r)
 		}
-		type detail struct {
-			deps     []store.Dependency
-			timeline []store.TimelineEvent
-		}
-		details := make([]detail, len(chunk))
-		for k, r := range chunk {
-			if r.Number <= state.BackfillCursor {
-				continue
-			}
-			deps, err := s.dependencies(ctx, p, r.Number)
-			if err != nil {
-				return err
-			}
-			tl, err := s.Gitea.IssueTimeline(ctx, p.Owner, p.Name, r.Number)
-			if err != nil {
-				return err
-			}
-			evs := make([]store.TimelineEvent, 0, len(tl))
-			for _, c := range tl {
-				evs = append(evs, c.Row(r.Number))
-			}
-			details[k] = detail{deps: deps, timeline: evs}
-		}
+	}
+	done := total - len(todo)
+	if done > 0 {
+		s.progress(done, total)
+	}
+	type detail struct {
+		deps     []store.Dependency
+		timeline []store.TimelineEvent
+	}
+	var chunk []store.Issue
+	var details []detail
+	commit := func() error {
 		cursor := chunk[len(chunk)-1].Number
 		err := store.InTx(ctx, s.Pool, func(tx store.Tx) error {
 			for k, r := range chunk {
-				if r.Number <= state.BackfillCursor {
-					continue
-				}
 				if err := store.ReplaceDependencies(ctx, tx, p.ID, r.Number, details[k].deps); err != nil {
 					return err
 				}
@@ -161,7 +164,39 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 		if err != nil {
 			return fmt.Errorf("backfill %s up to #%d: %w", p.FullName(), cursor, err)
 		}
-		s.progress(i, total)
+		done += len(chunk)
+		chunk, details = chunk[:0], details[:0]
+		s.progress(done, total)
+		return nil
+	}
+	fetch := func(ctx context.Context, k int) (detail, error) {
+		r := todo[k]
+		deps, err := s.dependencies(ctx, p, r.Number)
+		if err != nil {
+			return detail{}, err
+		}
+		tl, err := s.Gitea.IssueTimeline(ctx, p.Owner, p.Name, r.Number)
+		if err != nil {
+			return detail{}, err
+		}
+		evs := make([]store.TimelineEvent, 0, len(tl))
+		for _, c := range tl {
+			evs = append(evs, c.Row(r.Number))
+		}
+		return detail{deps: deps, timeline: evs}, nil
+	}
+	err = fetchInOrder(ctx, len(todo), s.concurrency(), every, fetch, func(k int, d detail) error {
+		chunk, details = append(chunk, todo[k]), append(details, d)
+		if len(chunk) < every {
+			return nil
+		}
+		return commit()
+	})
+	if err == nil && len(chunk) > 0 {
+		err = commit()
+	}
+	if err != nil {
+		return err
 	}
 	times, err := s.Gitea.ListTrackedTimes(ctx, p.Owner, p.Name, time.Time{})
 	if err != nil {
@@ -234,12 +269,13 @@ func (s *Syncer) Reconcile(ctx context.Context, p store.Project) error {
 	}
 	rows := issueRows(issues, pulls)
 	deps := make(map[int64][]store.Dependency, len(rows))
-	for _, r := range rows {
-		d, err := s.dependencies(ctx, p, r.Number)
-		if err != nil {
-			return err
-		}
-		deps[r.Number] = d
+	err = fetchInOrder(ctx, len(rows), s.concurrency(), len(rows),
+		func(ctx context.Context, k int) ([]store.Dependency, error) {
+			return s.dependencies(ctx, p, rows[k].Number)
+		},
+		func(k int, d []store.Dependency) error { deps[rows[k].Number] = d; return nil })
+	if err != nil {
+		return err
 	}
 	times, err := s.Gitea.ListTrackedTimes(ctx, p.Owner, p.Name, since)
 	if err != nil {
@@ -381,4 +417,94 @@ func writes(rows []store.Issue) []store.IssueWrite {
 		out[i] = store.IssueWrite{Issue: r}
 	}
 	return out
+}
+
+// fetchInOrder calls fetch for 0..n-1 on up to workers goroutines, at most
+// ahead results beyond the one consume waits for, and hands every result
+// to consume in index order on the calling goroutine. The first failure in
+// index order is returned after consume has had every result before it, so
+// a caller committing as it consumes keeps all the work that succeeded in
+// order; nothing is fetched past a failure.
+func fetchInOrder[T any](ctx context.Context, n, workers, ahead int, fetch func(context.Context, int) (T, error), consume func(int, T) error) error {
+	if n == 0 {
+		return nil
+	}
+	workers = max(1, min(workers, n))
+	ahead = max(ahead, workers)
+	type result struct {
+		v    T
+		err  error
+		done chan struct{}
+	}
+	results := make([]result, n)
+	for i := range results {
+		results[i].done = make(chan struct{})
+	}
+	fetchCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	// stop is the lowest index that failed: nothing after it is handed out.
+	var stop atomic.Int64
+	stop.Store(int64(n))
+	window := make(chan struct{}, ahead) // a token per result not yet consumed
+	next := make(chan int)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(next)
+		for i := 0; i < n && int64(i) <= stop.Load(); i++ {
+			select {
+			case window <- struct{}{}:
+			case <-fetchCtx.Done():
+				return
+			}
+			select {
+			case next <- i:
+			case <-fetchCtx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if int64(i) > stop.Load() {
+					continue
+				}
+				v, err := fetch(fetchCtx, i)
+				results[i].v, results[i].err = v, err
+				if err != nil {
+					for {
+						cur := stop.Load()
+						if int64(i) >= cur || stop.CompareAndSwap(cur, int64(i)) {
+							break
+						}
+					}
+				}
+				close(results[i].done)
+			}
+		}()
+	}
+	for i := range n {
+		select {
+		case <-results[i].done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		r := results[i]
+		results[i] = result{}
+		if r.err != nil {
+			return r.err
+		}
+		if err := consume(i, r.v); err != nil {
+			return err
+		}
+		<-window
+	}
+	return nil
 }
