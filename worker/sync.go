@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/history"
@@ -30,7 +32,8 @@ type GiteaReader interface {
 }
 
 // TimelineReplayer rebuilds an issue's lifecycle transitions from its
-// timeline; the lifecycle rules live in the scheduler.
+// timeline; the lifecycle rules live in the scheduler. A backfill calls it
+// from several goroutines at once.
 type TimelineReplayer interface {
 	Replay(repo string, issue store.Issue, deps []store.Dependency, events []store.TimelineEvent, pulls []store.Issue, now time.Time) []store.Transition
 }
@@ -114,6 +117,7 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 			pullRows = append(pullRows, r)
 		}
 	}
+	links := linkPulls(pullRows, p.FullName())
 	// Per-issue detail, resuming after the cursor: fetched up to
 	// Concurrency issues at a time, committed in number order a checkpoint
 	// at a time, so the cursor only ever passes issues that are written.
@@ -132,31 +136,15 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 	if done > 0 {
 		s.progress(done, total)
 	}
-	type detail struct {
-		deps     []store.Dependency
-		timeline []store.TimelineEvent
-	}
-	var chunk []store.Issue
-	var details []detail
+	// Each issue's detail is derived where it is fetched: the replay and
+	// the history are CPU work that would otherwise hold up the commits,
+	// which run one at a time.
+	var chunk []store.IssueDetail
 	commit := func() error {
 		cursor := chunk[len(chunk)-1].Number
 		err := store.InTx(ctx, s.Pool, func(tx store.Tx) error {
-			for k, r := range chunk {
-				if err := store.ReplaceDependencies(ctx, tx, p.ID, r.Number, details[k].deps); err != nil {
-					return err
-				}
-				if err := store.ReplaceTimeline(ctx, tx, p.ID, r.Number, details[k].timeline); err != nil {
-					return err
-				}
-				if err := store.ReplaceIssueHistory(ctx, tx, p.ID, r.Number, history.FromTimeline(r, details[k].deps, details[k].timeline)); err != nil {
-					return err
-				}
-				if s.Replayer != nil && !r.IsPull {
-					ts := s.Replayer.Replay(p.FullName(), r, details[k].deps, details[k].timeline, pullRows, started)
-					if err := store.ReplaceTransitions(ctx, tx, p.ID, r.Number, ts); err != nil {
-						return err
-					}
-				}
+			if err := store.ReplaceIssueDetails(ctx, tx, p.ID, chunk); err != nil {
+				return err
 			}
 			state.BackfillCursor = cursor
 			return store.PutSyncState(ctx, tx, state)
@@ -165,28 +153,33 @@ func (s *Syncer) Backfill(ctx context.Context, p store.Project) error {
 			return fmt.Errorf("backfill %s up to #%d: %w", p.FullName(), cursor, err)
 		}
 		done += len(chunk)
-		chunk, details = chunk[:0], details[:0]
+		chunk = chunk[:0]
 		s.progress(done, total)
 		return nil
 	}
-	fetch := func(ctx context.Context, k int) (detail, error) {
+	fetch := func(ctx context.Context, k int) (store.IssueDetail, error) {
 		r := todo[k]
 		deps, err := s.dependencies(ctx, p, r.Number)
 		if err != nil {
-			return detail{}, err
+			return store.IssueDetail{}, err
 		}
 		tl, err := s.Gitea.IssueTimeline(ctx, p.Owner, p.Name, r.Number)
 		if err != nil {
-			return detail{}, err
+			return store.IssueDetail{}, err
 		}
 		evs := make([]store.TimelineEvent, 0, len(tl))
 		for _, c := range tl {
 			evs = append(evs, c.Row(r.Number))
 		}
-		return detail{deps: deps, timeline: evs}, nil
+		d := store.IssueDetail{Number: r.Number, Dependencies: deps, Timeline: evs, History: history.FromTimeline(r, deps, evs)}
+		if s.Replayer != nil && !r.IsPull {
+			d.Replayed = true
+			d.Transitions = s.Replayer.Replay(p.FullName(), r, deps, evs, links.of(r), started)
+		}
+		return d, nil
 	}
-	err = fetchInOrder(ctx, len(todo), s.concurrency(), every, fetch, func(k int, d detail) error {
-		chunk, details = append(chunk, todo[k]), append(details, d)
+	err = fetchInOrder(ctx, len(todo), s.concurrency(), every, fetch, func(_ int, d store.IssueDetail) error {
+		chunk = append(chunk, d)
 		if len(chunk) < every {
 			return nil
 		}
@@ -507,4 +500,51 @@ func fetchInOrder[T any](ctx context.Context, n, workers, ahead int, fetch func(
 		<-window
 	}
 	return nil
+}
+
+// pullLinks indexes pull requests by the issues they link to, through a
+// closing reference or a shared head branch: those are the only pulls an
+// issue's replay looks at, and handing every issue every pull made a
+// backfill quadratic (5,000 issues and 2,500 pulls: each pull's text parsed
+// for closing references 5,000 times).
+type pullLinks struct {
+	byIssue  map[int64][]int // indexes into pulls
+	byBranch map[string][]int
+	pulls    []store.Issue
+}
+
+func linkPulls(pulls []store.Issue, repo string) pullLinks {
+	l := pullLinks{byIssue: map[int64][]int{}, byBranch: map[string][]int{}, pulls: pulls}
+	for k, p := range pulls {
+		refs := append(slices.Clone(p.ClosingRefs), scheduler.ParseClosingRefs(p.Title+"\n"+p.Body, repo)...)
+		slices.Sort(refs)
+		for _, n := range slices.Compact(refs) {
+			l.byIssue[n] = append(l.byIssue[n], k)
+		}
+		if b := headBranch(p.Ref); b != "" {
+			l.byBranch[b] = append(l.byBranch[b], k)
+		}
+	}
+	return l
+}
+
+// of returns the pulls linked to issue, in the order given to linkPulls.
+func (l pullLinks) of(issue store.Issue) []store.Issue {
+	ks := slices.Clone(l.byIssue[issue.Number])
+	if b := headBranch(issue.Ref); b != "" {
+		ks = append(ks, l.byBranch[b]...)
+	}
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	out := make([]store.Issue, len(ks))
+	for i, k := range ks {
+		out[i] = l.pulls[k]
+	}
+	return out
+}
+
+// headBranch is a ref as a branch name, the way the lifecycle rules
+// compare an issue's ref with a pull's head.
+func headBranch(ref string) string {
+	return strings.TrimPrefix(strings.TrimSpace(ref), "refs/heads/")
 }
