@@ -70,7 +70,8 @@ type GiteaConfig struct {
 	OAuthClientID     string `toml:"oauth_client_id"`
 	OAuthClientSecret Secret `toml:"oauth_client_secret"`
 	// MaxConcurrentRequests bounds CommiTea's requests in flight to Gitea
-	// at once; a backfill reads that many issues' details at a time.
+	// at once; a backfill reads that many issues' details at a time. Zero
+	// means the default (configurations built in code, like the demo's).
 	MaxConcurrentRequests int `toml:"max_concurrent_requests"`
 }
 
@@ -675,9 +676,9 @@ func (c Config) ValidateFor(command string) error {
 		e, k := key("server.addr")
 		p.add(e, k, "port must be a number from 0 to 65535, got %q", port)
 	}
-	if n := c.Gitea.MaxConcurrentRequests; n < 1 || n > maxGiteaConcurrency {
+	if n := c.Gitea.MaxConcurrentRequests; n < 0 || n > maxGiteaConcurrency {
 		e, k := key("gitea.max_concurrent_requests")
-		p.add(e, k, "must be between 1 and %d, got %d", maxGiteaConcurrency, n)
+		p.add(e, k, "must be between 1 and %d (0: the default %d), got %d", maxGiteaConcurrency, gitea.DefaultMaxConcurrent, n)
 	}
 	if c.Server.MaxBodyBytes < 1024 || c.Server.MaxBodyBytes > 1<<30 {
 		e, k := key("server.max_body_bytes")

@@ -387,7 +387,7 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"addr", func(c *Config) { c.Server.Addr = "8080" }, "config: COMMITEA_ADDR (server.addr): must be host:port"},
 		{"addr port", func(c *Config) { c.Server.Addr = ":http-alt" }, "config: COMMITEA_ADDR (server.addr): port must be a number"},
 		{"max body", func(c *Config) { c.Server.MaxBodyBytes = 10 }, "config: COMMITEA_MAX_BODY_BYTES (server.max_body_bytes): must be between"},
-		{"gitea concurrency", func(c *Config) { c.Gitea.MaxConcurrentRequests = 0 }, "config: GITEA_MAX_CONCURRENT_REQUESTS (gitea.max_concurrent_requests): must be between 1 and 64, got 0"},
+		{"gitea concurrency", func(c *Config) { c.Gitea.MaxConcurrentRequests = 65 }, "config: GITEA_MAX_CONCURRENT_REQUESTS (gitea.max_concurrent_requests): must be between 1 and 64 (0: the default 8), got 65"},
 		{"max buffered", func(c *Config) { c.Server.MaxBufferedBytes = c.Server.MaxBodyBytes - 1 }, "config: COMMITEA_MAX_BUFFERED_BYTES (server.max_buffered_bytes): must be at least server.max_body_bytes"},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, "config: COMMITEA_LOG_FORMAT (log.format): must be text or json"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "config: COMMITEA_LOG_LEVEL (log.level): must be debug, info, warn or error"},
