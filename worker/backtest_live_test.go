@@ -3,14 +3,11 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
@@ -104,10 +101,13 @@ func liveBacktest(t *testing.T, gen giteafake.Project) BacktestRecord {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := slices.IndexFunc(h, func(pt store.MilestonePoint) bool {
-			return pt.Source == store.HistoryReplay && pt.At.Equal(r.ForecastAt)
-		})
-		if i < 0 || !h[i].P50.Equal(r.P50) || !h[i].P80.Equal(r.P80) {
+		found := false
+		for _, pt := range h {
+			if pt.Source == store.HistoryReplay && pt.At.Equal(r.ForecastAt) && pt.P50.Equal(r.P50) && pt.P80.Equal(r.P80) {
+				found = true
+			}
+		}
+		if !found {
 			t.Fatalf("%s: no replayed point in its history for the forecast of %s (p50 %s, p80 %s)", r.Title, r.ForecastAt, r.P50, r.P80)
 		}
 	}
@@ -221,48 +221,6 @@ func TestReplayAtNowIsTheRecompute(t *testing.T) {
 	}
 	if len(live.forecast.Issues) == 0 {
 		t.Fatal("nothing forecast")
-	}
-}
-
-// TestBacktestWaitsForTheFirstImport: while the project's backfill job is
-// unfinished the backtest snoozes (a replay then would read half the
-// issues' history); once the backfill is done it runs.
-func TestBacktestWaitsForTheFirstImport(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.EnsureProject(ctx, pool, "acme", "kettle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := NewJobClient(pool, JobClientConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	backfill, err := jobs.Insert(ctx, BackfillArgs{ProjectID: p.ID}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &BacktestWorker{Pool: pool, Log: quietLog(), Trials: 50}
-	work := func(id int64) error {
-		return w.Work(ctx, &river.Job[BacktestArgs]{Args: BacktestArgs{ProjectID: id}})
-	}
-	var snooze *rivertype.JobSnoozeError
-	if err := work(p.ID); !errors.As(err, &snooze) || snooze.Duration != backfillWait {
-		t.Fatalf("backtest during the backfill: %v, want a snooze of %s", err, backfillWait)
-	}
-	if err := work(other.ID); errors.As(err, &snooze) {
-		t.Fatalf("another project's backtest waits for this one's backfill: %v", err)
-	}
-	if _, err := jobs.JobCancel(ctx, backfill.Job.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := work(p.ID); errors.As(err, &snooze) {
-		t.Fatalf("backtest after the backfill still waits: %v", err)
 	}
 }
 
