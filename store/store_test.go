@@ -72,3 +72,56 @@ func TestInsertDeliveriesDedupes(t *testing.T) {
 		t.Fatalf("replayed delivery was fresh again: %v %v", fresh, err)
 	}
 }
+
+// TestDeliveredMilestoneCopyKeepsNewest: a delivery's copy of a milestone
+// was rendered when its issue event happened, so one that arrives after an
+// edit written through (set_deadline_hard) must not put the milestone back;
+// a later copy, or a copy of a milestone not yet mirrored, is written.
+func TestDeliveredMilestoneCopyKeepsNewest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	t1 := t0.Add(2 * time.Second)
+	edited := store.Milestone{ID: 7, Title: "v1", Description: "scope\ndeadline: hard", State: "open", UpdatedAt: &t1}
+	stale := edited
+	stale.Description, stale.UpdatedAt = "scope", &t0
+	description := func() string {
+		t.Helper()
+		ms, err := store.Milestones(ctx, pool, p.ID)
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("milestones: %v %v", ms, err)
+		}
+		return ms[0].Description
+	}
+	deliver := func(m store.Milestone) {
+		t.Helper()
+		mb := store.NewMirrorBatch(p.ID)
+		mb.Milestone(m)
+		if err := mb.Run(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deliver(stale) // not mirrored yet: the copy is all there is
+	if got := description(); got != "scope" {
+		t.Fatalf("first copy: description %q", got)
+	}
+	if err := store.UpsertMilestones(ctx, pool, p.ID, []store.Milestone{edited}); err != nil {
+		t.Fatal(err)
+	}
+	deliver(stale)
+	if got := description(); got != edited.Description {
+		t.Fatalf("a copy older than the edit wrote the milestone back: description %q, want %q", got, edited.Description)
+	}
+	t2 := t1.Add(time.Second)
+	later := edited
+	later.Description, later.UpdatedAt = "scope, edited in Gitea", &t2
+	deliver(later)
+	if got := description(); got != later.Description {
+		t.Fatalf("a later copy was not written: description %q", got)
+	}
+}
