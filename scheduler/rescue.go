@@ -555,8 +555,20 @@ func (s *rescueSearch) cutScope(m MilestoneForecast, base scored) ([]rescueCandi
 // exactCut tries every subset of cands, smallest first, and returns the
 // first size's best subset that makes the date (lowest priority, then
 // fewest hours, then highest chance), or, when none does, all of them.
+// It assumes, as the bisection does, that moving more never makes the
+// milestone later; the property test holds it to a brute force that does
+// not.
 func (s *rescueSearch) exactCut(id int64, cands []*Issue, move func([]*Issue) []Change) ([]*Issue, error) {
 	n := len(cands)
+	// Moving everything that may move is the most a cut can do: when even
+	// that does not make the date, no subset does, and it is the best.
+	all, err := s.score(id, move(cands))
+	if err != nil {
+		return nil, err
+	}
+	if !makes(all.m) {
+		return cands, nil
+	}
 	for k := 1; k <= n; k++ {
 		var best []*Issue
 		var bestM *MilestoneForecast

@@ -72,6 +72,11 @@ type ApplyChangesOutput struct {
 	Effects  []BeforeAfter `json:"effects"`
 	Rejected []RejectedOp  `json:"rejected,omitempty"`
 	Created  []int64       `json:"created,omitempty"`
+	// Stale says that the rescue option the batch came from (its
+	// idempotency key names the snapshot) was computed on a mirror that
+	// has moved since: the consequence above is recomputed, not the
+	// option's.
+	Stale string `json:"stale,omitempty"`
 }
 
 // RejectedOp names an op refused and why.
@@ -388,12 +393,19 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	}
 
 	consequence := b.consequence(ctx)
+	stale, err := b.staleOption(ctx, key)
+	if err != nil {
+		return Answer[ApplyChangesOutput]{}, err
+	}
 	if destructive := b.destructive(); len(destructive) > 0 && !in.Approved {
 		s.audit(ctx, p.ID, "apply_changes", c, in, "needs_approval", map[string]any{"consequence": consequence, "destructive": destructive})
 		e := Errorf(CodeNeedsApproval, "approved",
 			"nothing was applied: op(s) %s are destructive and need approved: true. Consequence preview: %s. "+
 				"Show this to the PM; once they approve, send the same batch with approved: true (a token with the approve scope).",
 			strings.Join(destructive, ", "), consequence)
+		if stale != "" {
+			e.Message += " " + stale
+		}
 		e.Preview = consequence
 		return Answer[ApplyChangesOutput]{}, e
 	}
@@ -439,7 +451,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 		}
 	}
 
-	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence, Effects: beforeAfter(b.quote.WhatIfResult)}
+	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence, Effects: beforeAfter(b.quote.WhatIfResult), Stale: stale}
 	for i := range in.Ops {
 		if n, ok := b.created[i]; ok {
 			out.Created = append(out.Created, n)
@@ -448,6 +460,9 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	instr := "Applied; the forecast recomputes in the background: read query_project (milestone or focus) in a moment to see the new plan."
 	if len(out.Created) > 0 {
 		instr = fmt.Sprintf("Applied; created issue(s) %s. The forecast recomputes in the background: read query_project in a moment to see the new plan.", numberList(out.Created))
+	}
+	if stale != "" {
+		instr += " " + stale
 	}
 	ans := Answer[ApplyChangesOutput]{Data: out, Instruction: instr}
 	if in.DirectiveID != nil {
@@ -466,6 +481,30 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	}
 	s.audit(ctx, p.ID, "apply_changes", c, in, "applied", out)
 	return ans, nil
+}
+
+// staleOption says, for a batch from a rescue option (its idempotency key
+// names the snapshot it was computed on), whether the mirror has moved
+// since that snapshot: a newer snapshot, or changes no snapshot covers
+// yet. "" when the option is current or the batch is not one.
+func (b *batch) staleOption(ctx context.Context, key string) (string, error) {
+	v := rescueVersion(key)
+	if v == 0 || len(b.done) > 0 {
+		return "", nil // not an option, or a retry after its own first writes
+	}
+	head, err := store.LatestPlanHead(ctx, b.s.Pool, b.p.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	counter, err := store.ChangeCounter(ctx, b.s.Pool, b.p.ID)
+	if err != nil {
+		return "", err
+	}
+	if head.Version == v && head.ChangeCounter == counter {
+		return "", nil
+	}
+	return fmt.Sprintf("The rescue option was stale: it was computed on snapshot %d and the mirror has moved since "+
+		"(latest snapshot %d), so the consequence is recomputed on the mirror as it is now and may differ from the option's.", v, head.Version), nil
 }
 
 // isGiteaError tells a failed Gitea call (the client reports every one,
