@@ -125,3 +125,52 @@ func TestDeliveredMilestoneCopyKeepsNewest(t *testing.T) {
 		t.Fatalf("a later copy was not written: description %q", got)
 	}
 }
+
+// TestUpsertIssueAPIReadWinsTheSecond: every webhook of one change carries
+// the change's updated_at (whole seconds), each rendered at a step of it;
+// a write-through of the final state read from the API must not be undone
+// by such a delivery arriving after it, while deliveries of one second
+// still apply in order and a later second always wins.
+func TestUpsertIssueAPIReadWinsTheSecond(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 2, 2, 0, 0, 0, time.UTC)
+	row := func(assignees ...string) store.Issue {
+		return store.Issue{Number: 1, Title: "t", State: "open", CreatedAt: t0, UpdatedAt: t0, Assignees: assignees}
+	}
+	write := func(is store.Issue, delivery string) {
+		t.Helper()
+		if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: is, Delivery: delivery}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assignees := func() []string {
+		t.Helper()
+		got, err := store.GetIssue(ctx, pool, p.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Assignees
+	}
+	write(row("ada"), "d0")
+	write(row(), "d1") // unassigned bea: a step
+	if got := assignees(); len(got) != 0 {
+		t.Fatalf("deliveries of one second apply in order: %v", got)
+	}
+	write(row("ada", "cyd"), "") // the write-through of the final state
+	write(row("ada"), "d2")      // a late step of the same change
+	if got := assignees(); len(got) != 2 {
+		t.Fatalf("a late delivery of the same second undid the API read: %v", got)
+	}
+	later := row("bea")
+	later.UpdatedAt = t0.Add(time.Second)
+	write(later, "d3")
+	if got := assignees(); len(got) != 1 || got[0] != "bea" {
+		t.Fatalf("a later delivery did not win: %v", got)
+	}
+}

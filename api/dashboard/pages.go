@@ -266,6 +266,8 @@ type milestoneData struct {
 	Cards          []card
 	Done           int
 	Blocked        int
+	// Rescue is set for a milestone at risk (rescue.go).
+	Rescue *rescueSection
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -307,6 +309,7 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 	if fin != nil {
 		data.OnTime, data.Trials = fin.OnTime, fin.Trials
 	}
+	data.Rescue = rescueFor(s, id)
 	return m.Title, data, nil
 }
 
