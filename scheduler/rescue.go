@@ -96,6 +96,9 @@ type MilestoneRescue struct {
 	// (and Options still shows the best there is).
 	CannotMake bool   `json:"cannotMake,omitempty"`
 	Note       string `json:"note"`
+	// Forecasts counts the candidates forecast for it (search and
+	// re-scoring), what its search cost.
+	Forecasts int `json:"forecasts"`
 }
 
 // RescueConfig tunes the search.
@@ -124,8 +127,15 @@ const (
 	rescueExactIssues = 200
 )
 
-// maxRescueOptions bounds the options per milestone.
-const maxRescueOptions = 5
+// maxRescueOptions bounds the options per milestone; maxReassign the
+// started issues a reassignment tries to hand over.
+// rescueMaxMoves the issues cut scope moves at most, which is also the
+// most ops apply_changes takes in one batch.
+const (
+	maxRescueOptions = 5
+	maxReassign      = 3
+	rescueMaxMoves   = 100
+)
 
 // Rescue computes the rescue options of every milestone of base (the
 // forecast of in) that is at risk. in should carry its plan (Input.Planned)
@@ -170,8 +180,8 @@ type rescueSearch struct {
 	base  Forecast
 	cfg   RescueConfig
 	cache map[string]Forecast
-	// searchBase is the baseline at search trials.
-	searchBase *Forecast
+	// runs counts the forecasts run.
+	runs int
 
 	issues     map[int64]*Issue
 	fc         map[int64]*IssueForecast
@@ -246,6 +256,7 @@ func (s *rescueSearch) forecast(changes []Change) (Forecast, error) {
 	if err != nil {
 		return Forecast{}, err
 	}
+	s.runs++
 	fc, err := Run(in, Options{Trials: s.cfg.Trials, Seed: s.base.Seed, Workers: s.cfg.Workers})
 	if err != nil {
 		return Forecast{}, err
@@ -326,6 +337,7 @@ type rescueCandidate struct {
 func (s *rescueSearch) rescue(m MilestoneForecast) (MilestoneRescue, error) {
 	ms := s.milestones[m.ID]
 	r := MilestoneRescue{Milestone: m.ID, Title: m.Title, Due: m.Due, Hard: ms.Hard, Before: BandOf(&m), Options: []RescueOption{}}
+	runs := s.runs
 	base, err := s.score(m.ID, nil)
 	if err != nil {
 		return r, err
@@ -380,6 +392,7 @@ func (s *rescueSearch) rescue(m MilestoneForecast) (MilestoneRescue, error) {
 		}
 		r.Note = fmt.Sprintf("%s is at %d%% for %s; %d of %d options make the date, best first.", m.Title, pct(m.PDue), due, n, len(r.Options))
 	}
+	r.Forecasts = s.runs - runs
 	return r, nil
 }
 
@@ -398,6 +411,7 @@ func compareCost(a, b RescueCost) int {
 // rescore is an option's exact forecast: the caller's, or the engine's at
 // the snapshot's trial count.
 func (s *rescueSearch) rescore(changes []Change) (Forecast, error) {
+	s.runs++
 	if s.cfg.Rescore != nil {
 		return s.cfg.Rescore(changes)
 	}
@@ -477,19 +491,13 @@ func (s *rescueSearch) cutScope(m MilestoneForecast, base scored) ([]rescueCandi
 		needed := s.needed(members)
 		cands = slices.DeleteFunc(cands, func(is *Issue) bool { return needed[is.Number] })
 	}
+	sortCuts(cands)
+	if len(cands) > rescueMaxMoves {
+		cands = cands[:rescueMaxMoves] // one batch: beyond it, the most it can do
+	}
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	// Lowest priority first (p/3 before p/0), biggest first within one.
-	slices.SortStableFunc(cands, func(a, b *Issue) int {
-		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(rescueHours(b), rescueHours(a)); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.Number, a.Number)
-	})
 	to, toTitle := s.nextMilestone(m)
 	move := func(set []*Issue) []Change {
 		out := make([]Change, len(set))
@@ -548,8 +556,22 @@ func (s *rescueSearch) cutScope(m MilestoneForecast, base scored) ([]rescueCandi
 		dest = "out of any milestone"
 	}
 	return []rescueCandidate{{kind: RescueCutScope, changes: move(chosen), cost: cost,
-		summary: fmt.Sprintf("move %s %s", listText(nums), dest),
+		summary: fmt.Sprintf("move %s %s", cappedList(nums, 6), dest),
 		text:    fmt.Sprintf("moves %s, %s estimated hours, %s", plural(len(chosen), "issue"), hoursText(cost.HoursMoved), dest)}}, nil
+}
+
+// sortCuts orders cut-scope candidates: lowest priority first (p/3 before
+// p/0), biggest first within one, then the newest.
+func sortCuts(cands []*Issue) {
+	slices.SortStableFunc(cands, func(a, b *Issue) int {
+		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rescueHours(b), rescueHours(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Number, a.Number)
+	})
 }
 
 // exactCut tries every subset of cands, smallest first, and returns the
@@ -725,8 +747,8 @@ func (s *rescueSearch) resequence(m MilestoneForecast, base scored) ([]rescueCan
 		}
 		return nil
 	}
-	raiseText := fmt.Sprintf("raise %s on the critical chain to p/0", listText(raised))
-	lowerText := fmt.Sprintf("lower %s, competing work of the same people, to p/3", listText(lowered))
+	raiseText := fmt.Sprintf("raise %s on the critical chain to p/0", cappedList(raised, 6))
+	lowerText := fmt.Sprintf("lower %s, competing work of the same people, to p/3", cappedList(lowered, 6))
 	if err := try(rescueCandidate{kind: RescueResequence, changes: raise, summary: raiseText,
 		cost: RescueCost{PeopleTouched: len(people)}, text: fmt.Sprintf("reorders the work: %s ahead of other work", plural(len(raise), "issue"))}); err != nil {
 		return nil, err
@@ -792,10 +814,10 @@ func (s *rescueSearch) reassign(m MilestoneForecast, base scored) ([]rescueCandi
 	touched := map[string]bool{}
 	hours := 0.0
 	cur := base.m
+	if len(started) > maxReassign {
+		started = started[:maxReassign] // the most critical
+	}
 	for _, is := range started {
-		if len(kept) == 3 {
-			break
-		}
 		from := s.free[is.Assignee]
 		for _, to := range team {
 			if to.login == is.Assignee || !to.free.Before(from) {
@@ -930,6 +952,14 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// cappedList is listText of the first n, and how many more.
+func cappedList(xs []string, n int) string {
+	if len(xs) <= n {
+		return listText(xs)
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
 }
 
 func listText(xs []string) string {

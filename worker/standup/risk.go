@@ -49,10 +49,12 @@ type Rescue struct {
 	// Issues are the issues the option moves, raises or hands over; To
 	// where cut scope moves them ("" for no milestone); Person whose
 	// hours it asks for; Due the new due date.
-	Issues []int64 `json:"issues,omitempty"`
-	To     string  `json:"to,omitempty"`
-	Person string  `json:"person,omitempty"`
-	Due    string  `json:"due,omitempty"`
+	// (at most maxRescueIssues of them; IssuesCount is how many in all).
+	Issues      []int64 `json:"issues,omitempty"`
+	IssuesCount int     `json:"issuesCount,omitempty"`
+	To          string  `json:"to,omitempty"`
+	Person      string  `json:"person,omitempty"`
+	Due         string  `json:"due,omitempty"`
 }
 
 // Chain is one issue on a milestone's critical chain.
@@ -86,6 +88,9 @@ const (
 	maxChain = 5
 )
 
+// maxRescueIssues is how many issues a rescue line names.
+const maxRescueIssues = 6
+
 func round100(x float64) float64 { return math.Round(x*100) / 100 }
 
 // bestRescue is milestone id's first rescue option, nil when there is none.
@@ -110,6 +115,10 @@ func bestRescue(rs []scheduler.MilestoneRescue, id int64, titles map[int64]strin
 			case scheduler.SetDueDate:
 				out.Due = c.Due.UTC().Format(time.DateOnly)
 			}
+		}
+		out.IssuesCount = len(out.Issues)
+		if len(out.Issues) > maxRescueIssues {
+			out.Issues = out.Issues[:maxRescueIssues]
 		}
 		return out
 	}

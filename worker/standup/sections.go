@@ -233,6 +233,9 @@ func (o Rescue) words() string {
 		issues[k] = fmt.Sprintf("#%d", n)
 	}
 	list := strings.Join(issues, ", ")
+	if more := o.IssuesCount - len(o.Issues); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
 	switch scheduler.RescueKind(o.Kind) {
 	case scheduler.RescueCutScope:
 		if o.To == "" {

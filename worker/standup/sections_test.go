@@ -225,6 +225,14 @@ func TestAtRiskNamesTheBestRescue(t *testing.T) {
 		}
 	}
 	check(in, "best rescue: v1.0 reaches 86% chance, p80 2026-12-15, if #20 move to v2.0")
+	many := in
+	many.Snapshot.Rescue = slices.Clone(in.Snapshot.Rescue)
+	many.Snapshot.Rescue[0].Options = slices.Clone(in.Snapshot.Rescue[0].Options)
+	many.Snapshot.Rescue[0].Options[0].Changes = nil
+	for _, n := range []int64{10, 11, 12, 20, 21, 22, 30, 40} {
+		many.Snapshot.Rescue[0].Options[0].Changes = append(many.Snapshot.Rescue[0].Options[0].Changes, scheduler.Change{Kind: scheduler.SetMilestone, Issue: n, Milestone: 2})
+	}
+	check(many, "if #10, #11, #12, #20, #21, #22 and 2 more move to v2.0")
 	in.Snapshot.Rescue[0].Options = in.Snapshot.Rescue[0].Options[1:]
 	in.Snapshot.Rescue[0].Options[0].Makes = false
 	check(in, "best rescue: v1.0 reaches at best 81% chance, p80 2026-12-16, if dana gives more hours a day: nothing within the rules makes the date")
