@@ -21,7 +21,7 @@ type IssueWrite struct {
 // converge on the same row. Of the same second (Gitea's resolution, and
 // every webhook of one change carries it), an API read wins over a
 // delivery, which may show a step of the change rather than its end
-// (migration 016); deliveries of the same second apply in order.
+// (migration 017); deliveries of the same second apply in order.
 const upsertIssueSQL = `
 INSERT INTO issues (project_id, number, gitea_id, is_pull, title, body, state, labels, milestone_id,
 	assignees, author, ref, created_at, updated_at, closed_at, due_date, merged, closing_refs,
@@ -165,13 +165,17 @@ func UpsertMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milesto
 // ReplaceDependencies sets what one issue depends on.
 func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, deps []Dependency) error {
 	b := &pgx.Batch{}
+	queueReplaceDependencies(b, projectID, issue, deps)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
+}
+
+func queueReplaceDependencies(b *pgx.Batch, projectID, issue int64, deps []Dependency) {
 	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, d := range deps {
 		b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
 			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	}
 	queueVersion(b, projectID, issue, VersionSync, nil)
-	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
 }
 
 // AddDependency records one dependency; adding one twice is harmless.
@@ -249,13 +253,17 @@ func DeleteComment(ctx context.Context, q DBTX, projectID, id int64) error {
 // ReplaceTimeline sets the timeline of one issue.
 func ReplaceTimeline(ctx context.Context, q DBTX, projectID, issue int64, evs []TimelineEvent) error {
 	b := &pgx.Batch{}
+	queueReplaceTimeline(b, projectID, issue, evs)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
+}
+
+func queueReplaceTimeline(b *pgx.Batch, projectID, issue int64, evs []TimelineEvent) {
 	b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, e := range evs {
 		b.Queue(`INSERT INTO timeline_events (project_id, id, issue, kind, actor, created_at, label, assignee, removed, milestone_id, ref_issue)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (project_id, id) DO NOTHING`,
 			projectID, e.ID, issue, cleanText(e.Kind), cleanText(e.Actor), e.CreatedAt, cleanText(e.Label), cleanText(e.Assignee), e.Removed, e.Milestone, e.RefIssue)
 	}
-	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
 }
 
 func runBatch(ctx context.Context, q DBTX, b *pgx.Batch, what string) error {

@@ -1,4 +1,4 @@
--- 016: whether an issue row as stored came from a webhook delivery or from
+-- 017: whether an issue row as stored came from a webhook delivery or from
 -- an API read (a write-through of apply_changes, a reconcile, a backfill).
 -- Gitea stamps updated_at in whole seconds and fires one webhook per
 -- aspect of a change (one per assignee added or removed), each rendered
