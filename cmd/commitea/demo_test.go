@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -457,5 +458,73 @@ func TestDemoOrigin(t *testing.T) {
 		if err != nil && !errors.As(err, new(usageError)) {
 			t.Errorf("demoOrigin(%q): %v is not a usage error", c.date, err)
 		}
+	}
+}
+
+// The same --seed and --date give the same project, byte for byte: two
+// demos, one after the other and each on a database of its own, import the
+// same mirror and issue history and make the same first forecast.
+func TestDemoIsDeterministicForASeedAndADate(t *testing.T) {
+	digest := func(d *runningDemo) (mirror, history, forecast string) {
+		ctx := d.ctx
+		pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		p, err := store.ProjectByName(ctx, pool, "acme/teapot")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := waitForSnapshot(ctx, pool, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		var m store.Mirror
+		var versions []store.IssueVersion
+		err = store.InSnapshotTx(ctx, pool, func(tx store.Tx) error {
+			var err error
+			if m, err = store.LoadMirror(ctx, tx, p.ID); err != nil {
+				return err
+			}
+			versions, err = store.IssueHistory(ctx, tx, p.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first struct {
+			InputsHash string
+			Milestones json.RawMessage
+		}
+		if err := pool.QueryRow(ctx, `SELECT inputs_hash, data->'forecast'->'milestones' FROM snapshots WHERE project_id = $1 ORDER BY version LIMIT 1`,
+			p.ID).Scan(&first.InputsHash, &first.Milestones); err != nil {
+			t.Fatal(err)
+		}
+		hash := func(v any) string {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(raw)
+			return fmt.Sprintf("%x (%d bytes)", sum[:8], len(raw))
+		}
+		return hash(m), hash(versions), first.InputsHash + " " + hash(first.Milestones)
+	}
+	a := startDemo(t, "--seed", "3", "--date", "2026-06-01")
+	m1, h1, f1 := digest(a)
+	b := startDemo(t, "--seed", "3", "--date", "2026-06-01")
+	m2, h2, f2 := digest(b)
+	t.Logf("mirror %s, history %s, first forecast %s", m1, h1, f1)
+	if m1 != m2 {
+		t.Errorf("the mirror differs between two demos of one seed and date: %s and %s", m1, m2)
+	}
+	if h1 != h2 {
+		t.Errorf("the issue history differs: %s and %s", h1, h2)
+	}
+	if f1 != f2 {
+		t.Errorf("the first forecast differs: %s and %s", f1, f2)
+	}
+	if !strings.Contains(a.banner, "clock     2026-06-01 09:") {
+		t.Errorf("the banner does not show the pinned clock:\n%s", a.banner)
 	}
 }
