@@ -285,6 +285,27 @@ func TestDemo(t *testing.T) {
 	}
 	before := snap.Forecast.Milestones[0]
 
+	// The demo's standup is a report with a drift (its first standup
+	// compares with the history's previous working day) that names every
+	// milestone at risk.
+	req, _ = http.NewRequest(http.MethodGet, base+"/dashboard/acme/teapot/standup", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	if resp.StatusCode != http.StatusOK || strings.Contains(page, "nothing to compare against") || !strings.Contains(page, "read back from the history") {
+		t.Errorf("the demo's standup page has no drift: %d\n%.3000s", resp.StatusCode, page)
+	}
+	for _, m := range snap.Forecast.Milestones {
+		if !m.Due.IsZero() && m.Open > 0 && m.P80.After(m.Due) && !strings.Contains(page, m.Title) {
+			t.Errorf("the standup page does not name %s, at risk (p80 %s, due %s)", m.Title, m.P80.Format(time.DateOnly), m.Due.Format(time.DateOnly))
+		}
+	}
+
 	// The printed apply_changes works as printed: it writes the estimate
 	// through the forge and answers with the consequence.
 	applyBody := find(`/v1/tools/apply_changes -d '(\{.*\})'`)

@@ -24,6 +24,11 @@ type Input struct {
 	Issues   []Issue
 	// Previous is the baseline of the previous standup; nil for the first.
 	Previous *Baseline
+	// Reconstructed says Previous is no stored standup's but the project
+	// as it stood at Previous.At, read back from its history: the first
+	// standup then still says how the forecast moved since the previous
+	// working day.
+	Reconstructed bool
 	// Transitions are the lifecycle changes since Previous.At (or since
 	// the previous working day when there is no previous standup).
 	Transitions []Transition
@@ -77,6 +82,10 @@ type Report struct {
 	Since           string            `json:"since,omitempty"` // the previous standup's day
 	SnapshotVersion int64             `json:"snapshotVersion"`
 	FirstStandup    bool              `json:"firstStandup,omitempty"`
+	// Reconstructed is set when Since is no stored standup's day: drift
+	// compares with the forecast of the project as it stood then,
+	// reconstructed from its history (a first standup).
+	Reconstructed bool `json:"reconstructed,omitempty"`
 	AtRisk          []AtRiskMilestone `json:"atRisk"`
 	Drift           []Drift           `json:"drift"`
 	Plan            []PersonPlan      `json:"plan"`
@@ -245,7 +254,8 @@ func Build(in Input) Report {
 	day := in.Day.In(loc)
 	r := Report{
 		Project: in.Project, Day: day.Format(time.DateOnly), Weekday: day.Weekday().String(),
-		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil,
+		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil || in.Reconstructed,
+		Reconstructed: in.Previous != nil && in.Reconstructed,
 		AtRisk: []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
 	}
 	if in.Previous != nil {
@@ -278,6 +288,22 @@ func Build(in Input) Report {
 	r.StaleBlockers = staleBlockers(in, status, issues)
 	r.Aging = agingWork(in, issues)
 	return r
+}
+
+// BaselineOf is what a standup of in keeps for the next one to compare
+// against: its snapshot's milestone dates and calibration, and each
+// milestone's open issues with their estimates. It reads Snapshot
+// (Version, ComputedAt, Statuses, Calibration, Forecast.Milestones) and
+// Issues.
+func BaselineOf(in Input) Baseline {
+	status := make(map[int64]*scheduler.IssueStatus, len(in.Snapshot.Statuses))
+	for i := range in.Snapshot.Statuses {
+		status[in.Snapshot.Statuses[i].Number] = &in.Snapshot.Statuses[i]
+	}
+	return baselineOf(in, func(n int64) bool {
+		s := status[n]
+		return s != nil && s.State != scheduler.Done
+	}, status)
 }
 
 func baselineOf(in Input, open func(int64) bool, status map[int64]*scheduler.IssueStatus) Baseline {
