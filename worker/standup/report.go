@@ -76,22 +76,22 @@ type Transition struct {
 // standup's time zone. Each list is one section of the report as a reader
 // sees it (Sections, sections.go); a new section adds its field here.
 type Report struct {
-	Project         string            `json:"project"`
-	Day             string            `json:"day"`
-	Weekday         string            `json:"weekday"`
-	Since           string            `json:"since,omitempty"` // the previous standup's day
-	SnapshotVersion int64             `json:"snapshotVersion"`
-	FirstStandup    bool              `json:"firstStandup,omitempty"`
+	Project         string `json:"project"`
+	Day             string `json:"day"`
+	Weekday         string `json:"weekday"`
+	Since           string `json:"since,omitempty"` // the previous standup's day
+	SnapshotVersion int64  `json:"snapshotVersion"`
+	FirstStandup    bool   `json:"firstStandup,omitempty"`
 	// Reconstructed is set when Since is no stored standup's day: drift
 	// compares with the forecast of the project as it stood then,
 	// reconstructed from its history (a first standup).
-	Reconstructed bool `json:"reconstructed,omitempty"`
-	AtRisk          []AtRiskMilestone `json:"atRisk"`
-	Drift           []Drift           `json:"drift"`
-	Plan            []PersonPlan      `json:"plan"`
-	StaleBlockers   []StaleBlocker    `json:"staleBlockers"`
-	Aging           Aging             `json:"aging"`
-	Baseline        Baseline          `json:"baseline"`
+	Reconstructed bool              `json:"reconstructed,omitempty"`
+	AtRisk        []AtRiskMilestone `json:"atRisk"`
+	Drift         []Drift           `json:"drift"`
+	Plan          []PersonPlan      `json:"plan"`
+	StaleBlockers []StaleBlocker    `json:"staleBlockers"`
+	Aging         Aging             `json:"aging"`
+	Baseline      Baseline          `json:"baseline"`
 }
 
 // Drift is one milestone whose p50 or p80 moved by a working day or more.
@@ -256,7 +256,7 @@ func Build(in Input) Report {
 		Project: in.Project, Day: day.Format(time.DateOnly), Weekday: day.Weekday().String(),
 		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil || in.Reconstructed,
 		Reconstructed: in.Previous != nil && in.Reconstructed,
-		AtRisk: []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
+		AtRisk:        []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
 	}
 	if in.Previous != nil {
 		r.Since = date(in.Previous.At)
