@@ -257,8 +257,16 @@ func TestDemo(t *testing.T) {
 		defer cancel()
 		return m.Run(ctx, append([]string{"demo"}, args...))
 	}
+	var oidBefore, oidAfter uint32
+	if err := d.admin(t).QueryRow(ctx, `SELECT oid FROM pg_database WHERE datname = $1`, d.db).Scan(&oidBefore); err != nil {
+		t.Fatal(err)
+	}
 	if err := second("--addr", "127.0.0.1:0", "--database", d.db); err == nil || !strings.Contains(err.Error(), "is in use") {
 		t.Errorf("a second demo on %s: %v, want refused as in use", d.db, err)
+	}
+	// Untouched: the same database (not dropped and made again).
+	if err := d.admin(t).QueryRow(ctx, `SELECT oid FROM pg_database WHERE datname = $1`, d.db).Scan(&oidAfter); err != nil || oidAfter != oidBefore {
+		t.Errorf("the refused demo replaced %s (oid %d, now %d, %v)", d.db, oidBefore, oidAfter, err)
 	}
 	fresh := d.db + "_second"
 	if err := second("--addr", strings.TrimPrefix(base, "http://"), "--database", fresh); err == nil || !strings.Contains(err.Error(), "cannot listen") {
