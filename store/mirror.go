@@ -160,13 +160,17 @@ func UpsertMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milesto
 // ReplaceDependencies sets what one issue depends on.
 func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, deps []Dependency) error {
 	b := &pgx.Batch{}
+	queueReplaceDependencies(b, projectID, issue, deps)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
+}
+
+func queueReplaceDependencies(b *pgx.Batch, projectID, issue int64, deps []Dependency) {
 	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, d := range deps {
 		b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
 			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	}
 	queueVersion(b, projectID, issue, VersionSync, nil)
-	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
 }
 
 // AddDependency records one dependency; adding one twice is harmless.
@@ -244,13 +248,17 @@ func DeleteComment(ctx context.Context, q DBTX, projectID, id int64) error {
 // ReplaceTimeline sets the timeline of one issue.
 func ReplaceTimeline(ctx context.Context, q DBTX, projectID, issue int64, evs []TimelineEvent) error {
 	b := &pgx.Batch{}
+	queueReplaceTimeline(b, projectID, issue, evs)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
+}
+
+func queueReplaceTimeline(b *pgx.Batch, projectID, issue int64, evs []TimelineEvent) {
 	b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, e := range evs {
 		b.Queue(`INSERT INTO timeline_events (project_id, id, issue, kind, actor, created_at, label, assignee, removed, milestone_id, ref_issue)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (project_id, id) DO NOTHING`,
 			projectID, e.ID, issue, cleanText(e.Kind), cleanText(e.Actor), e.CreatedAt, cleanText(e.Label), cleanText(e.Assignee), e.Removed, e.Milestone, e.RefIssue)
 	}
-	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
 }
 
 func runBatch(ctx context.Context, q DBTX, b *pgx.Batch, what string) error {

@@ -93,6 +93,23 @@ func liveBacktest(t *testing.T, gen giteafake.Project) BacktestRecord {
 	if rec.Live == nil {
 		t.Fatal("the backtest stored no replay of the live model")
 	}
+	// The replay's cut-offs are the milestones' history before CommiTea
+	// watched: each track-record forecast is one of its points.
+	for _, r := range rec.Live.Record {
+		h, err := store.MilestoneHistory(ctx, pool, p.ID, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, pt := range h {
+			if pt.Source == store.HistoryReplay && pt.At.Equal(r.ForecastAt) && pt.P50.Equal(r.P50) && pt.P80.Equal(r.P80) {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no replayed point in its history for the forecast of %s (p50 %s, p80 %s)", r.Title, r.ForecastAt, r.P50, r.P80)
+		}
+	}
 	return rec
 }
 

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -350,9 +351,10 @@ var funcs = template.FuncMap{
 		// Built by svg.go from numbers and escaped text only.
 		return template.HTML(s) // #nosec G203
 	},
-	"contains":  slices.Contains[[]string],
-	"flagKind":  flagKind,
-	"flagWords": flagWords,
-	"dayText":   dayText,
-	"chance":    chance,
+	"contains":     slices.Contains[[]string],
+	"flagKind":     flagKind,
+	"flagWords":    flagWords,
+	"dayText":      dayText,
+	"chance":       chance,
+	"withinPoints": func() int { return int(math.Round(calibratedWithin * 100)) },
 }
