@@ -287,10 +287,6 @@ type StandupWorker struct {
 	Jobs     JobInserter
 }
 
-// firstImportWait is how long a standup job waits before it looks again
-// for the project's first import.
-const firstImportWait = 5 * time.Second
-
 // Timeout bounds one run: loading a large project and phrasing.
 func (w *StandupWorker) Timeout(*river.Job[StandupArgs]) time.Duration { return 5 * time.Minute }
 
@@ -316,15 +312,13 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 	if errors.Is(err, store.ErrNotFound) {
 		// A process that starts after standup time runs this before the
 		// first import is in: a standup of a half-imported project would
-		// stand for the day. The job waits for it; waiting is not a
-		// failure, so it snoozes rather than errs (and spends no attempt).
+		// stand for the day. River retries until it is.
 		sync, err := store.GetSyncState(ctx, s.Pool, project.ID)
 		if err != nil {
 			return err
 		}
 		if sync.BackfillDoneAt == nil {
-			s.Log.DebugContext(ctx, "standup waits for the first import", slog.String("project", project.FullName()))
-			return river.JobSnooze(firstImportWait)
+			return fmt.Errorf("standup of %s: the project's first import is not done yet", project.FullName())
 		}
 		g, err := s.Generate(ctx, project.ID, day)
 		if err != nil {
