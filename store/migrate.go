@@ -97,6 +97,10 @@ func Migrate(ctx context.Context, pool *Pool, log *slog.Logger) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("migrate: list applied: %w", err)
 	}
+	// One line for the whole run: a fresh database applies every
+	// migration, and a line each is noise at start-up; the names are at
+	// DEBUG.
+	var names []string
 	for _, m := range all {
 		if applied[m.version] {
 			continue
@@ -116,7 +120,8 @@ func Migrate(ctx context.Context, pool *Pool, log *slog.Logger) error {
 		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("migrate %s: commit: %w", m.name, err)
 		}
-		log.InfoContext(ctx, "applied migration", slog.String("migration", m.name))
+		log.DebugContext(ctx, "applied migration", slog.String("migration", m.name))
+		names = append(names, m.name)
 	}
 	// River's migrator logs each step at INFO, the same lines as the loop
 	// below; its failures come back as errors.
@@ -128,8 +133,19 @@ func Migrate(ctx context.Context, pool *Pool, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}
+	var river []int
 	for _, v := range res.Versions {
-		log.InfoContext(ctx, "applied river migration", slog.Int("version", v.Version))
+		river = append(river, v.Version)
+	}
+	if len(names) > 0 || len(river) > 0 {
+		attrs := []any{slog.Int("count", len(names))}
+		if len(names) > 0 {
+			attrs = append(attrs, slog.String("from", names[0]), slog.String("to", names[len(names)-1]))
+		}
+		if len(river) > 0 {
+			attrs = append(attrs, slog.Int("river", len(river)), slog.Int("riverVersion", river[len(river)-1]))
+		}
+		log.InfoContext(ctx, "applied migrations", attrs...)
 	}
 	return nil
 }

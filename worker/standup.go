@@ -14,6 +14,7 @@ import (
 
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker/history"
 	"github.com/commitea/commitea/worker/standup"
 )
 
@@ -48,6 +49,45 @@ type Standups struct {
 	Phraser standup.Phraser
 	// Now is the clock; tests set it.
 	Now func() time.Time
+	// Reconstruct, when set, gives a first standup something to compare
+	// against: the baseline of the project as it stood at an earlier
+	// instant, read back from its history (Forecaster.BaselineAt).
+	Reconstruct func(ctx context.Context, projectID int64, at time.Time) (standup.Baseline, error)
+}
+
+// BaselineAt is the standup baseline of the project as it stood at at:
+// the mirror read back from the issue history (history.At, as the
+// backtest's replay reads it), forecast on a fresh plan of that hour
+// through the recompute's own path. A first standup compares with it, so
+// that a project CommiTea has just started to watch gets a drift too.
+func (f *Forecaster) BaselineAt(ctx context.Context, projectID int64, at time.Time) (standup.Baseline, error) {
+	var versions []store.IssueVersion
+	st, err := loadProjectState(ctx, f.Pool, projectID, func(tx store.Tx) error {
+		var err error
+		versions, err = store.IssueHistory(ctx, tx, projectID)
+		return err
+	})
+	if err != nil {
+		return standup.Baseline{}, err
+	}
+	then := atCutoff(st, history.Complete(st.mirror, versions), at)
+	run, err := f.forecast(then, freshPlan(scheduler.AsOf(at)), at, false)
+	if err != nil {
+		return standup.Baseline{}, fmt.Errorf("forecast of %s as of %s: %w", st.project.FullName(), at.Format(time.RFC3339), err)
+	}
+	in := standup.Input{Snapshot: standup.Snapshot{ComputedAt: at, Statuses: run.model.statuses,
+		Calibration: run.model.input.Calibration, Forecast: run.forecast}}
+	for _, i := range then.mirror.Issues {
+		if i.IsPull {
+			continue
+		}
+		si := standup.Issue{Number: i.Number, Title: i.Title}
+		if i.Milestone != nil {
+			si.Milestone = *i.Milestone
+		}
+		in.Issues = append(in.Issues, si)
+	}
+	return standup.BaselineOf(in), nil
 }
 
 func (s *Standups) now() time.Time {
@@ -122,6 +162,20 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	if err := errors.Join(errs[:]...); err != nil {
 		return Generated{}, fmt.Errorf("load standup inputs of project %d: %w", projectID, err)
 	}
+	reconstructed := false
+	if prev == nil && s.Reconstruct != nil {
+		// The first standup: compare with the project as it stood at the
+		// previous working day's hour, which is also where its
+		// transitions start (loadHistory). Without it the drift says
+		// nothing; a failure costs only that.
+		since := standup.PreviousWorkingDay(s.Calendar, now, s.loc())
+		b, err := s.Reconstruct(ctx, projectID, since)
+		if err != nil {
+			s.Log.WarnContext(ctx, "first standup: no baseline from the history, so no drift", slog.Int64("project", projectID), slog.Any("error", err))
+		} else {
+			prev, reconstructed = &b, true
+		}
+	}
 	snap := standup.Snapshot{Version: head.Version, ComputedAt: head.ComputedAt}
 	if err := json.Unmarshal(head.Calibration, &snap.Calibration); err != nil {
 		return Generated{}, fmt.Errorf("decode calibration of snapshot %d of %s: %w", head.Version, project.FullName(), err)
@@ -157,7 +211,7 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	}
 	in := standup.Input{
 		Project: project.FullName(), Day: time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, s.loc()),
-		Location: s.loc(), Calendar: s.Calendar, Now: now, Previous: prev, Snapshot: snap,
+		Location: s.loc(), Calendar: s.Calendar, Now: now, Previous: prev, Reconstructed: reconstructed, Snapshot: snap,
 		Issues:      make([]standup.Issue, 0, len(issues)),
 		Transitions: make([]standup.Transition, 0, len(ts)),
 	}

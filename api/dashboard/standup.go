@@ -19,13 +19,16 @@ import (
 // model prose, folded away below.
 
 type standupData struct {
-	Found    bool
-	Day      string
-	Since    string
-	Snapshot int64
-	Written  string
-	Sections []standupSection
-	Text     string
+	Found bool
+	Day   string
+	Since string
+	// Reconstructed: Since is no standup's day but the project as its
+	// history shows it then (the first standup).
+	Reconstructed bool
+	Snapshot      int64
+	Written       string
+	Sections      []standupSection
+	Text          string
 }
 
 type standupSection struct {
@@ -60,7 +63,7 @@ func (d *Dashboard) standup(ctx context.Context, p store.Project, _ *snapshot, _
 	data := standupData{Found: true, Day: row.Day.Format("Monday 2 January 2006"), Snapshot: row.SnapshotVersion,
 		Written: stamp(row.CreatedAt), Text: row.Text}
 	if rep.Since != "" {
-		data.Since = dayText(rep.Since)
+		data.Since, data.Reconstructed = dayText(rep.Since), rep.Reconstructed
 	}
 	for _, s := range rep.Sections() {
 		sec := standupSection{Key: s.Key, Heading: s.Heading, Intro: s.Intro, Empty: s.Empty}

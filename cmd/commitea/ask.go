@@ -28,6 +28,35 @@ func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service, ro
 	return reginald.Registry(base, r)
 }
 
+// codeModelUnavailable is the tool API's code for a model role that is not
+// configured or not answering.
+const codeModelUnavailable = "MODEL_UNAVAILABLE"
+
+// askWithoutModel is what ask adds to a MODEL_UNAVAILABLE: the instance's
+// setting that gives Reginald a model, and the command that reads the same
+// data without one.
+const askWithoutModel = `
+ask needs a small model on the instance: set COMMITEA_SMALL_MODEL (with COMMITEA_SMALL_BASE_URL for a
+local OpenAI-compatible server, or COMMITEA_SMALL_API_KEY) where 'commitea serve' or 'commitea demo' runs,
+or models.small in its config file, and restart it. Until then read the data directly, e.g.
+  commitea tool query_project '{"view":"focus"}'
+  commitea tool query_project '{"view":"runway"}'
+(GET /v1/tools lists every view and filter.)
+`
+
+// errorCode is the code of a tool API error envelope; "" for anything else.
+func errorCode(body []byte) string {
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return ""
+	}
+	return e.Error.Code
+}
+
 // errAskStopped ends ask with status 1 when Reginald gave no answer.
 var errAskStopped = errors.New("ask: no answer: stopped at the tool-call limit")
 
@@ -92,6 +121,9 @@ func (m *Main) runAsk(ctx context.Context, g globalOptions, args []string) error
 	decoded := json.Unmarshal(body, &a) == nil
 	if status != http.StatusOK || asJSON || !decoded {
 		if err := m.printAnswer(status, body); err != nil {
+			if errorCode(body) == codeModelUnavailable {
+				fmt.Fprint(m.Stderr, askWithoutModel)
+			}
 			return err
 		}
 		if decoded && a.Data.Stopped != "" {

@@ -58,3 +58,18 @@ func TestAskCommand(t *testing.T) {
 		t.Fatalf("no question: %v", err)
 	}
 }
+
+// Without a small model on the instance, ask names the setting that gives
+// it one and the command that reads the same data meanwhile.
+func TestAskWithoutAModel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"error":{"code":"MODEL_UNAVAILABLE","message":"Reginald needs the small language model and none is configured; call query_project directly"}}`))
+	}))
+	defer srv.Close()
+	_, stderr, err := run(t, map[string]string{"COMMITEA_URL": srv.URL, "COMMITEA_TOKEN": "tok"}, "ask", "What next?")
+	if err == nil || !strings.Contains(stderr, "COMMITEA_SMALL_MODEL") || !strings.Contains(stderr, `commitea tool query_project '{"view":"focus"}'`) {
+		t.Fatalf("ask without a model: %v\n%s", err, stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -256,8 +257,16 @@ func TestDemo(t *testing.T) {
 		defer cancel()
 		return m.Run(ctx, append([]string{"demo"}, args...))
 	}
+	var oidBefore, oidAfter uint32
+	if err := d.admin(t).QueryRow(ctx, `SELECT oid FROM pg_database WHERE datname = $1`, d.db).Scan(&oidBefore); err != nil {
+		t.Fatal(err)
+	}
 	if err := second("--addr", "127.0.0.1:0", "--database", d.db); err == nil || !strings.Contains(err.Error(), "is in use") {
 		t.Errorf("a second demo on %s: %v, want refused as in use", d.db, err)
+	}
+	// Untouched: the same database (not dropped and made again).
+	if err := d.admin(t).QueryRow(ctx, `SELECT oid FROM pg_database WHERE datname = $1`, d.db).Scan(&oidAfter); err != nil || oidAfter != oidBefore {
+		t.Errorf("the refused demo replaced %s (oid %d, now %d, %v)", d.db, oidBefore, oidAfter, err)
 	}
 	fresh := d.db + "_second"
 	if err := second("--addr", strings.TrimPrefix(base, "http://"), "--database", fresh); err == nil || !strings.Contains(err.Error(), "cannot listen") {
@@ -283,6 +292,27 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo project: %+v, milestones %+v", snap.Counts, snap.Forecast.Milestones)
 	}
 	before := snap.Forecast.Milestones[0]
+
+	// The demo's standup is a report with a drift (its first standup
+	// compares with the history's previous working day) that names every
+	// milestone at risk.
+	req, _ = http.NewRequest(http.MethodGet, base+"/dashboard/acme/teapot/standup", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	if resp.StatusCode != http.StatusOK || strings.Contains(page, "nothing to compare against") || !strings.Contains(page, "read back from the history") {
+		t.Errorf("the demo's standup page has no drift: %d\n%.3000s", resp.StatusCode, page)
+	}
+	for _, m := range snap.Forecast.Milestones {
+		if !m.Due.IsZero() && m.Open > 0 && m.P80.After(m.Due) && !strings.Contains(page, m.Title) {
+			t.Errorf("the standup page does not name %s, at risk (p80 %s, due %s)", m.Title, m.P80.Format(time.DateOnly), m.Due.Format(time.DateOnly))
+		}
+	}
 
 	// The printed apply_changes works as printed: it writes the estimate
 	// through the forge and answers with the consequence.
@@ -457,5 +487,73 @@ func TestDemoOrigin(t *testing.T) {
 		if err != nil && !errors.As(err, new(usageError)) {
 			t.Errorf("demoOrigin(%q): %v is not a usage error", c.date, err)
 		}
+	}
+}
+
+// The same --seed and --date give the same project, byte for byte: two
+// demos, one after the other and each on a database of its own, import the
+// same mirror and issue history and make the same first forecast.
+func TestDemoIsDeterministicForASeedAndADate(t *testing.T) {
+	digest := func(d *runningDemo) (mirror, history, forecast string) {
+		ctx := d.ctx
+		pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		p, err := store.ProjectByName(ctx, pool, "acme/teapot")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := waitForSnapshot(ctx, pool, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		var m store.Mirror
+		var versions []store.IssueVersion
+		err = store.InSnapshotTx(ctx, pool, func(tx store.Tx) error {
+			var err error
+			if m, err = store.LoadMirror(ctx, tx, p.ID); err != nil {
+				return err
+			}
+			versions, err = store.IssueHistory(ctx, tx, p.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first struct {
+			InputsHash string
+			Milestones json.RawMessage
+		}
+		if err := pool.QueryRow(ctx, `SELECT inputs_hash, data->'forecast'->'milestones' FROM snapshots WHERE project_id = $1 ORDER BY version LIMIT 1`,
+			p.ID).Scan(&first.InputsHash, &first.Milestones); err != nil {
+			t.Fatal(err)
+		}
+		hash := func(v any) string {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(raw)
+			return fmt.Sprintf("%x (%d bytes)", sum[:8], len(raw))
+		}
+		return hash(m), hash(versions), first.InputsHash + " " + hash(first.Milestones)
+	}
+	a := startDemo(t, "--seed", "3", "--date", "2026-06-01")
+	m1, h1, f1 := digest(a)
+	b := startDemo(t, "--seed", "3", "--date", "2026-06-01")
+	m2, h2, f2 := digest(b)
+	t.Logf("mirror %s, history %s, first forecast %s", m1, h1, f1)
+	if m1 != m2 {
+		t.Errorf("the mirror differs between two demos of one seed and date: %s and %s", m1, m2)
+	}
+	if h1 != h2 {
+		t.Errorf("the issue history differs: %s and %s", h1, h2)
+	}
+	if f1 != f2 {
+		t.Errorf("the first forecast differs: %s and %s", f1, f2)
+	}
+	if !strings.Contains(a.banner, "clock     2026-06-01 09:") {
+		t.Errorf("the banner does not show the pinned clock:\n%s", a.banner)
 	}
 }

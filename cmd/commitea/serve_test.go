@@ -189,7 +189,8 @@ func TestServeEndToEnd(t *testing.T) {
 	// Reginald is mounted: with no small model configured, ask says to
 	// call query_project directly.
 	if _, stderr, err := run(t, toolEnv, "ask", "What should I work on next?"); err == nil ||
-		!strings.Contains(stderr, "MODEL_UNAVAILABLE") || !strings.Contains(stderr, "query_project directly") {
+		!strings.Contains(stderr, "MODEL_UNAVAILABLE") || !strings.Contains(stderr, "query_project directly") ||
+		!strings.Contains(stderr, "COMMITEA_SMALL_MODEL") || !strings.Contains(stderr, "commitea tool query_project '{") {
 		t.Errorf("ask without a small model: %v %s", err, stderr)
 	}
 	toolEnv["COMMITEA_TOKEN"] = "ops-secret-0123456789"

@@ -237,7 +237,14 @@ func (m *Main) newStandups(cfg Config, pool *store.Pool, router *models.Router) 
 	if err != nil {
 		return nil, err
 	}
-	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar, Now: m.now}
+	// A first standup compares with the project as it stood on the
+	// previous working day, forecast the way the recompute would have.
+	f, err := m.newRecomputer(cfg, pool)
+	if err != nil {
+		return nil, err
+	}
+	s := &worker.Standups{Pool: pool, Log: m.logger, Location: sched.Location, Calendar: sched.Calendar, Now: m.now,
+		Reconstruct: f.BaselineAt}
 	if router != nil && router.Has(models.Small) {
 		s.Phraser = standup.ModelPhraser{Model: router.For(models.Small)}
 	}

@@ -61,6 +61,16 @@ func TestDirectiveIsRecordedPendingAndNothingChangesInGitea(t *testing.T) {
 		!strings.Contains(string(out.Proposal.Input), `"directiveId"`) || out.Proposal.Consequence == "" {
 		t.Fatalf("proposal = %+v", out.Proposal)
 	}
+	// The batch is record_directive's structured proposedOps with the
+	// directive's id, not something read back out of its prose.
+	var recorded tools.RecordDirectiveOutput
+	if raw, err := json.Marshal(out.Handoff.Data); err != nil || json.Unmarshal(raw, &recorded) != nil || len(recorded.ProposedOps) == 0 {
+		t.Fatalf("record_directive answered no proposedOps: %+v", out.Handoff.Data)
+	}
+	want, _ := json.Marshal(tools.ApplyChangesInput{Ops: recorded.ProposedOps, DirectiveID: &recorded.DirectiveID})
+	if string(out.Proposal.Input) != string(want) {
+		t.Fatalf("proposal %s, want the proposedOps %+v of directive %d", out.Proposal.Input, recorded.ProposedOps, recorded.DirectiveID)
+	}
 	if !strings.Contains(out.Answer, "pending until apply_changes") || !strings.Contains(out.Answer, "Nothing changed in Gitea") {
 		t.Errorf("answer = %q", out.Answer)
 	}

@@ -1,7 +1,6 @@
 package reginald
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,35 +89,24 @@ func (r *Reginald) directiveAnswer(t *turn, env tools.Envelope) {
 	// The summary says whether the directive is pending or, for capacity
 	// and notes, already in effect on CommiTea's side.
 	t.out.Answer = fmt.Sprintf("I recorded this as directive %d: %s. Nothing changed in Gitea.", d.DirectiveID, strings.TrimSuffix(d.Summary, "."))
-	if batch := applyBatch(env.Instruction); batch != nil {
+	if batch := applyBatch(d); batch != nil {
 		t.out.Proposal = &Proposal{Tool: "apply_changes", Input: batch, Consequence: d.Summary}
 		t.out.Answer += " To carry it out, a person approves and sends the proposed apply_changes batch."
 	}
 }
 
-// applyBatch finds the apply_changes input record_directive's instruction
-// proposes ("… carry it out with apply_changes {…}."), or nil.
-func applyBatch(instruction string) json.RawMessage {
-	i := strings.Index(instruction, "apply_changes {")
-	if i < 0 {
+// applyBatch is the apply_changes input that lands a recorded directive:
+// the ops record_directive proposes, with its id; nil when it proposes
+// none (in effect already, or landed by a person in Gitea).
+func applyBatch(d tools.RecordDirectiveOutput) json.RawMessage {
+	if len(d.ProposedOps) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(instruction[i+len("apply_changes "):]))
-	var raw json.RawMessage
-	if dec.Decode(&raw) != nil {
+	raw, err := json.Marshal(tools.ApplyChangesInput{Ops: d.ProposedOps, DirectiveID: &d.DirectiveID})
+	if err != nil {
 		return nil
 	}
-	var probe struct {
-		Ops []json.RawMessage `json:"ops"`
-	}
-	if json.Unmarshal(raw, &probe) != nil || len(probe.Ops) == 0 {
-		return nil
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return nil
-	}
-	return buf.Bytes()
+	return raw
 }
 
 // captureAnswer words capture_work's answer: its follow-up questions, or

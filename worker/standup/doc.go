@@ -72,4 +72,11 @@
 // each milestone's open issues and estimates, the calibration). Drift is
 // the comparison of that baseline with the current snapshot plus the
 // lifecycle transitions recorded between the two.
+//
+// A first standup has no baseline stored before it. Rather than say
+// nothing of drift it compares with the project as it stood at the
+// previous working day's hour: the mirror read back from the issue
+// history and forecast as the recompute would have (worker's
+// Forecaster.BaselineAt; Input.Reconstructed). The report says so
+// (Report.Reconstructed), since no standup of that day was ever sent.
 package standup

@@ -24,6 +24,11 @@ type Input struct {
 	Issues   []Issue
 	// Previous is the baseline of the previous standup; nil for the first.
 	Previous *Baseline
+	// Reconstructed says Previous is no stored standup's but the project
+	// as it stood at Previous.At, read back from its history: the first
+	// standup then still says how the forecast moved since the previous
+	// working day.
+	Reconstructed bool
 	// Transitions are the lifecycle changes since Previous.At (or since
 	// the previous working day when there is no previous standup).
 	Transitions []Transition
@@ -74,18 +79,22 @@ type Transition struct {
 // standup's time zone. Each list is one section of the report as a reader
 // sees it (Sections, sections.go); a new section adds its field here.
 type Report struct {
-	Project         string            `json:"project"`
-	Day             string            `json:"day"`
-	Weekday         string            `json:"weekday"`
-	Since           string            `json:"since,omitempty"` // the previous standup's day
-	SnapshotVersion int64             `json:"snapshotVersion"`
-	FirstStandup    bool              `json:"firstStandup,omitempty"`
-	AtRisk          []AtRiskMilestone `json:"atRisk"`
-	Drift           []Drift           `json:"drift"`
-	Plan            []PersonPlan      `json:"plan"`
-	StaleBlockers   []StaleBlocker    `json:"staleBlockers"`
-	Aging           Aging             `json:"aging"`
-	Baseline        Baseline          `json:"baseline"`
+	Project         string `json:"project"`
+	Day             string `json:"day"`
+	Weekday         string `json:"weekday"`
+	Since           string `json:"since,omitempty"` // the previous standup's day
+	SnapshotVersion int64  `json:"snapshotVersion"`
+	FirstStandup    bool   `json:"firstStandup,omitempty"`
+	// Reconstructed is set when Since is no stored standup's day: drift
+	// compares with the forecast of the project as it stood then,
+	// reconstructed from its history (a first standup).
+	Reconstructed bool              `json:"reconstructed,omitempty"`
+	AtRisk        []AtRiskMilestone `json:"atRisk"`
+	Drift         []Drift           `json:"drift"`
+	Plan          []PersonPlan      `json:"plan"`
+	StaleBlockers []StaleBlocker    `json:"staleBlockers"`
+	Aging         Aging             `json:"aging"`
+	Baseline      Baseline          `json:"baseline"`
 }
 
 // Drift is one milestone whose p50 or p80 moved by a working day or more.
@@ -248,8 +257,9 @@ func Build(in Input) Report {
 	day := in.Day.In(loc)
 	r := Report{
 		Project: in.Project, Day: day.Format(time.DateOnly), Weekday: day.Weekday().String(),
-		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil,
-		AtRisk: []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
+		SnapshotVersion: in.Snapshot.Version, FirstStandup: in.Previous == nil || in.Reconstructed,
+		Reconstructed: in.Previous != nil && in.Reconstructed,
+		AtRisk:        []AtRiskMilestone{}, Drift: []Drift{}, Plan: []PersonPlan{}, StaleBlockers: []StaleBlocker{},
 	}
 	if in.Previous != nil {
 		r.Since = date(in.Previous.At)
@@ -281,6 +291,22 @@ func Build(in Input) Report {
 	r.StaleBlockers = staleBlockers(in, status, issues)
 	r.Aging = agingWork(in, issues)
 	return r
+}
+
+// BaselineOf is what a standup of in keeps for the next one to compare
+// against: its snapshot's milestone dates and calibration, and each
+// milestone's open issues with their estimates. It reads Snapshot
+// (Version, ComputedAt, Statuses, Calibration, Forecast.Milestones) and
+// Issues.
+func BaselineOf(in Input) Baseline {
+	status := make(map[int64]*scheduler.IssueStatus, len(in.Snapshot.Statuses))
+	for i := range in.Snapshot.Statuses {
+		status[in.Snapshot.Statuses[i].Number] = &in.Snapshot.Statuses[i]
+	}
+	return baselineOf(in, func(n int64) bool {
+		s := status[n]
+		return s != nil && s.State != scheduler.Done
+	}, status)
 }
 
 func baselineOf(in Input, open func(int64) bool, status map[int64]*scheduler.IssueStatus) Baseline {

@@ -259,13 +259,19 @@ func (o Rescue) words() string {
 
 func (r Report) driftSection() Section {
 	s := Section{Key: SectionDrift, Heading: "Drift", Entries: []Entry{}}
+	since := "since " + r.Since
+	if r.Reconstructed {
+		// No standup was stored then: the comparison is with the project
+		// as its history shows it on that day.
+		since += " (the forecast as of then, read back from the history; this is the first standup)"
+	}
 	switch {
-	case r.FirstStandup:
+	case r.FirstStandup && !r.Reconstructed:
 		s.Empty = "first standup, nothing to compare against yet."
 	case len(r.Drift) == 0:
-		s.Empty = "since " + r.Since + ": no milestone moved by a working day or more."
+		s.Empty = since + ": no milestone moved by a working day or more."
 	default:
-		s.Intro = "since " + r.Since
+		s.Intro = since
 	}
 	for _, d := range r.Drift {
 		var text string

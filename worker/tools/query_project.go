@@ -102,7 +102,7 @@ const queryProjectOutputSchema = `{
   "properties": {
     "data": {
       "type": "object",
-      "description": "the view's payload: focus {now, next, later}; issue {intent, derived}; milestone {due, hard, stats, cone, issues}; board {columns}; runway {milestones, capacity}; calibration {n, coldStart, globalMultiplier, byLabelBias, byPersonBias}; directives {pending, recent}; standup {standup | message}; search {issues}. Every payload has snapshot {version, computedAt} and notes (what was cut or empty). Forecasts are ranges of dates, never points.",
+      "description": "the view's payload: focus {now, next, later}; issue {intent, derived}; milestone {due, hard, stats, cone, issues}; board {columns}; runway {milestones, capacity}; calibration {n, coldStart, globalMultiplier, byLabelBias, byPersonBias}; directives {pending (each with proposedOps: the apply_changes ops that land it, sent with its directiveId), recent}; standup {standup | message}; search {issues}. Every payload has snapshot {version, computedAt} and notes (what was cut or empty). Forecasts are ranges of dates, never points.",
       "required": ["snapshot"],
       "properties": {
         "snapshot": {"type": "object", "properties": {"version": {"type": "integer"}, "computedAt": {"type": "string"}}},

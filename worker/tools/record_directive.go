@@ -64,6 +64,12 @@ type RecordDirectiveOutput struct {
 	// Negotiated is set when the caller sent no params and the big model
 	// read them from the quote: show them to the PM with the consequence.
 	Negotiated *Negotiation `json:"negotiated,omitempty"`
+	// ProposedOps is the apply_changes batch that lands a pending
+	// directive (sent with its directiveId once a person approves), as
+	// the directives view lists it; empty for a directive already in
+	// effect (capacity, notes) and for one a person lands in Gitea (a due
+	// date).
+	ProposedOps []Op `json:"proposedOps,omitempty"`
 }
 
 // BeforeAfter is one affected milestone's forecast before and after, as
@@ -95,7 +101,9 @@ var recordDirectiveOutputSchema = `{
         "consequence": ` + effectsSchema + `,
         "summary": {"type": "string"},
         "negotiated": {"type": "object", "description": "present when the big model read params (and a missing target) from the quote",
-          "properties": {"model": {"type": "string"}, "params": {"type": "object"}, "target": {"type": "object"}, "repaired": {"type": "boolean"}}}
+          "properties": {"model": {"type": "string"}, "params": {"type": "object"}, "target": {"type": "object"}, "repaired": {"type": "boolean"}}},
+        "proposedOps": {"type": "array", "items": {"type": "object", "required": ["op"], "properties": {"op": {"type": "string"}}},
+          "description": "the apply_changes ops that land the pending directive: send {ops, directiveId} once a person approves; absent when nothing is left to send"}
       }
     },
     "instruction": {"type": "string"},
@@ -228,6 +236,9 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 	if d.capacity != nil {
 		s.Invalidate(p.ID)
 	}
+	if !immediate {
+		out.ProposedOps = d.ops
+	}
 	s.audit(ctx, p.ID, "record_directive", c, in, "recorded", out)
 
 	ans := Answer[RecordDirectiveOutput]{Data: out}
@@ -235,6 +246,8 @@ func (s *Service) recordDirective(ctx context.Context, c Caller, in RecordDirect
 	case immediate:
 		ans.Instruction = fmt.Sprintf("Directive %d is recorded and already in effect; tell the PM the consequence.", out.DirectiveID)
 	case len(d.ops) > 0:
+		// The batch is data.proposedOps too; the instruction repeats it
+		// so that an agent reading only the instruction has it whole.
 		ops, _ := json.Marshal(d.ops)
 		ans.Instruction = fmt.Sprintf("Show the PM this consequence; once they approve, carry it out with apply_changes {\"ops\": %s, \"directiveId\": %d}.", ops, out.DirectiveID)
 		ans.Safety = "A person must approve before the directive's effect is applied to Gitea."

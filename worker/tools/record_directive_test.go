@@ -84,6 +84,10 @@ func TestRecordDirectiveThenApply(t *testing.T) {
 	if !strings.Contains(env.Instruction, `{"op":"set_estimate","issue":3,"estimate":"est/xl"}`) || env.Safety == "" {
 		t.Fatalf("instruction = %q, safety %q", env.Instruction, env.Safety)
 	}
+	// The same batch, structured: what a client sends without reading prose.
+	if ops, _ := json.Marshal(out.ProposedOps); string(ops) != `[{"op":"set_estimate","issue":3,"estimate":"est/xl"}]` {
+		t.Fatalf("proposedOps = %s", ops)
+	}
 	if w := s.writes(); len(w) != 0 {
 		t.Fatalf("record_directive wrote to Gitea: %v", w)
 	}
