@@ -64,6 +64,10 @@ type SnapshotData struct {
 	// forecast's Now) and who picks up unassigned work in that hour.
 	// Snapshots older than plans lack it.
 	Plan Plan `json:"plan"`
+	// Rescue is the rescue options of every milestone at risk, each
+	// re-scored as the snapshot after its changes will read it (see
+	// Forecaster.rescue). Snapshots older than rescue plans lack it.
+	Rescue []scheduler.MilestoneRescue `json:"rescue,omitempty"`
 }
 
 // BacktestSummary is how often the project's past forecasts came true.
@@ -151,6 +155,10 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		data.Counts = countMirror(mirror)
 		data.Counts.Samples = len(run.model.samples)
 		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
+		if k == len(runs)-1 {
+			// Only the latest snapshot is read and acted on.
+			data.Rescue = f.rescue(ctx, st, run, now)
+		}
 		raw, err := json.Marshal(data)
 		if err != nil {
 			return fmt.Errorf("encode snapshot: %w", err)

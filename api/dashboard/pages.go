@@ -272,6 +272,8 @@ type milestoneData struct {
 	History        string
 	Live, Replayed int
 	Watched        time.Time
+	// Rescue is set for a milestone at risk (rescue.go).
+	Rescue *rescueSection
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -328,6 +330,7 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 		}
 		data.Live++
 	}
+	data.Rescue = rescueFor(s, id)
 	return m.Title, data, nil
 }
 

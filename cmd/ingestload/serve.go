@@ -77,6 +77,13 @@ func serveRound(ctx context.Context, adminURL, binary string, n, c, hostile int,
 		"COMMITEA_ADDR=" + addr,
 		"COMMITEA_LOG_LEVEL=warn",
 	}
+	for _, k := range []string{"GOMEMLIMIT", "GOGC"} {
+		// The Go runtime's memory knobs, so their effect on the attack's
+		// peak can be measured.
+		if v := os.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s serve: %w", binary, err)
