@@ -138,6 +138,8 @@ type CalibrationOptions struct {
 	// (chosen by cross-validation, see the package doc), negative means
 	// independent efforts.
 	SharedScale float64
+	// MaxSharedShare caps SharedSigma at this share of Sigma; default 0.8.
+	MaxSharedShare float64
 	// MinEffortMinutes and MinEffortShare set the least effort a sample
 	// must show to count as work (see PlausibleSample); defaults 5 minutes
 	// and 1/64 of the nominal hours.
@@ -160,6 +162,9 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 	}
 	if o.SigmaPriorWeight <= 0 {
 		o.SigmaPriorWeight = 400
+	}
+	if o.MaxSharedShare <= 0 || o.MaxSharedShare > 0.95 {
+		o.MaxSharedShare = 0.8
 	}
 	if o.DriftPeriod <= 0 {
 		o.DriftPeriod = 28 * 24 * time.Hour
@@ -265,7 +270,7 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 	measured := 1.4826 * mad(resid)
 	cal.Sigma = SpreadSigma(measured, len(resid), standIn, opts)
 	if opts.SharedScale > 0 {
-		cal.SharedSigma = math.Min(SharedSpread(usable, resid, measured, opts.DriftPeriod, opts.SharedScale), 0.8*cal.Sigma)
+		cal.SharedSigma = math.Min(SharedSpread(usable, resid, measured, opts.DriftPeriod, opts.SharedScale), opts.MaxSharedShare*cal.Sigma)
 	}
 	return cal
 }

@@ -134,7 +134,8 @@ func cvObjective(rs []BacktestResult) float64 {
 // "narrow=-1,100;floor=-1,0.5;shared=-1,8", overrides them; -1 is "off"):
 // wide and narrow are the sigma prior's weights (SigmaPriorWeight,
 // NarrowSigmaPriorWeight), floor BacktestOptions.QueueFloor, shared
-// CalibrationOptions.SharedScale.
+// CalibrationOptions.SharedScale, cap MaxSharedShare (named only when
+// varied).
 func cvGrid(spec string, trials int) []cvCandidate {
 	values := map[string][]float64{"wide": {100, 400}, "narrow": {100}, "floor": {-1}, "shared": {-1, 8, 16}}
 	if raceDetector {
@@ -154,15 +155,24 @@ func cvGrid(spec string, trials int) []cvCandidate {
 		values[name] = vs
 	}
 	var out []cvCandidate
-	for _, wide := range values["wide"] {
-		for _, w := range values["narrow"] {
-			for _, f := range values["floor"] {
-				for _, sh := range values["shared"] {
-					out = append(out, cvCandidate{
-						name: fmt.Sprintf("wide=%g narrow=%g floor=%g shared=%g", wide, math.Max(w, 0), math.Max(f, 0), math.Max(sh, 0)),
-						opts: BacktestOptions{Trials: trials, QueueFloor: f,
-							Calibration: CalibrationOptions{SigmaPriorWeight: wide, NarrowSigmaPriorWeight: w, SharedScale: sh}},
-					})
+	caps := values["cap"]
+	if len(caps) == 0 {
+		caps = []float64{0.8}
+	}
+	for _, cp := range caps {
+		for _, wide := range values["wide"] {
+			for _, w := range values["narrow"] {
+				for _, f := range values["floor"] {
+					for _, sh := range values["shared"] {
+						out = append(out, cvCandidate{
+							name: fmt.Sprintf("wide=%g narrow=%g floor=%g shared=%g", wide, math.Max(w, 0), math.Max(f, 0), math.Max(sh, 0)),
+							opts: BacktestOptions{Trials: trials, QueueFloor: f,
+								Calibration: CalibrationOptions{SigmaPriorWeight: wide, NarrowSigmaPriorWeight: w, SharedScale: sh, MaxSharedShare: cp}},
+						})
+						if len(caps) > 1 {
+							out[len(out)-1].name += fmt.Sprintf(" cap=%g", cp)
+						}
+					}
 				}
 			}
 		}
