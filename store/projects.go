@@ -52,12 +52,14 @@ func ProjectByID(ctx context.Context, q DBTX, id int64) (Project, error) {
 }
 
 // BumpChangeCounters moves the change counter of each project by one. The
-// recompute job compares the counter before and after it runs.
+// recompute job compares the counter before and after it runs. The first
+// change a snapshot lacks starts the project's lag (behind_since).
 func BumpChangeCounters(ctx context.Context, q DBTX, projectIDs []int64) error {
 	if len(projectIDs) == 0 {
 		return nil
 	}
-	_, err := q.Exec(ctx, `UPDATE projects SET change_counter = change_counter + 1 WHERE id = ANY($1)`, projectIDs)
+	_, err := q.Exec(ctx, `UPDATE projects SET change_counter = change_counter + 1,
+		behind_since = coalesce(behind_since, now()) WHERE id = ANY($1)`, projectIDs)
 	if err != nil {
 		return fmt.Errorf("bump change counters: %w", err)
 	}

@@ -67,6 +67,22 @@ type Meta struct {
 type SnapshotRef struct {
 	Version    int64     `json:"version"`
 	ComputedAt time.Time `json:"computedAt"`
+	// AgeSeconds is how long ago the snapshot was stored; CoversLatest
+	// whether it includes the mirror's latest change, and ChangesBehind
+	// how many changes it lacks (a recompute is on its way), so an agent
+	// can tell a forecast that lags a burst or a stalled worker.
+	AgeSeconds    float64 `json:"ageSeconds"`
+	CoversLatest  bool    `json:"coversLatest"`
+	ChangesBehind int64   `json:"changesBehind,omitempty"`
+}
+
+// snapshotRef names the view's snapshot as of now.
+func (v *projectView) snapshotRef(now time.Time) SnapshotRef {
+	age := max(now.Sub(v.SnapshotAt), 0)
+	return SnapshotRef{Version: v.Version, ComputedAt: v.Data.ComputedAt,
+		AgeSeconds:    float64(age.Round(100*time.Millisecond)) / float64(time.Second),
+		CoversLatest:  v.SnapshotCounter >= v.Counter,
+		ChangesBehind: max(v.Counter-v.SnapshotCounter, 0)}
 }
 
 // queryProjectInputSchema is what a model reads on every turn: terse, with
@@ -202,7 +218,7 @@ func (s *Service) queryProject(ctx context.Context, _ Caller, in QueryProjectInp
 // meta is the common part of every payload; call it last, after the caps
 // have noted everything.
 func (q *query) meta() Meta {
-	return Meta{Snapshot: SnapshotRef{Version: q.v.Version, ComputedAt: q.v.Data.ComputedAt}, Notes: q.caps.Notes()}
+	return Meta{Snapshot: q.v.snapshotRef(time.Now()), Notes: q.caps.Notes()}
 }
 
 func (q *query) noteIgnoredFilters(view string) {

@@ -101,3 +101,58 @@ func TestCacheFollowsTheDatabase(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestAnswerSaysHowFreshItsSnapshotIs: every query answer carried the
+// snapshot version only, so an agent served a forecast frozen behind the
+// mirror (issue #12) could not tell. It now carries the snapshot's age and
+// whether it covers the mirror's latest change.
+func TestAnswerSaysHowFreshItsSnapshotIs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "fresh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 4, Done: 3, People: 1, Seed: 2}, now); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 50, Now: func() time.Time { return now }}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc := tools.NewService(pool, []store.Project{p}, log)
+	reg := svc.Registry()
+	caller := tools.Caller{Name: "t", Scopes: []string{tools.ScopeRead}}
+	ref := func() map[string]any {
+		t.Helper()
+		svc.Invalidate(p.ID)
+		env, terr := reg.Call(ctx, caller, "query_project", json.RawMessage(`{"view":"board"}`))
+		if terr != nil {
+			t.Fatal(terr)
+		}
+		var body struct {
+			Snapshot map[string]any `json:"snapshot"`
+		}
+		b, _ := json.Marshal(env.Data)
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Snapshot
+	}
+	got := ref()
+	if got["coversLatest"] != true || got["changesBehind"] != nil {
+		t.Fatalf("fresh snapshot: %v", got)
+	}
+	if age, ok := got["ageSeconds"].(float64); !ok || age < 0 || age > 60 {
+		t.Fatalf("fresh snapshot age: %v", got)
+	}
+	if err := store.BumpChangeCounters(ctx, pool, []int64{p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ref(); got["coversLatest"] != false || got["changesBehind"] != float64(1) {
+		t.Fatalf("after a change the snapshot lacks: %v", got)
+	}
+}

@@ -1,0 +1,10 @@
+-- 016: how far a project's snapshot is behind its mirror, in time.
+-- behind_since is when the mirror first held a change its latest snapshot
+-- lacks: set by the first change after a covering snapshot (the change
+-- counter's bump), cleared by the recompute whose snapshot covers the
+-- counter. /readyz, /metrics and query_project report the lag from it, so a
+-- monitor sees a forecast that stopped following Gitea.
+ALTER TABLE projects ADD COLUMN behind_since timestamptz;
+UPDATE projects p SET behind_since = now()
+WHERE p.change_counter > coalesce(
+    (SELECT s.change_counter FROM snapshots s WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), -1);
