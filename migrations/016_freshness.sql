@@ -1,9 +1,10 @@
 -- 016: how far a project's snapshot is behind its mirror, in time.
 -- behind_since is when the mirror first held a change its latest snapshot
--- lacks: set by the first change after a covering snapshot (the change
--- counter's bump), cleared by the recompute whose snapshot covers the
--- counter. /readyz, /metrics and query_project report the lag from it, so a
--- monitor sees a forecast that stopped following Gitea.
+-- lacks: set by the change counter's bump that finds the latest snapshot
+-- covering every earlier change. Readers bound it by the latest snapshot's
+-- own time, so no recompute has to write the projects row. /readyz,
+-- /metrics and query_project report the lag from it, so a monitor sees a
+-- forecast that stopped following Gitea.
 ALTER TABLE projects ADD COLUMN behind_since timestamptz;
 UPDATE projects p SET behind_since = now()
 WHERE p.change_counter > coalesce(

@@ -48,8 +48,8 @@ SELECT p.id, p.owner || '/' || p.name, s.backfill_done_at IS NOT NULL,
            WHEN l.version IS NULL THEN extract(epoch FROM now() - coalesce(p.behind_since, p.created_at))
            WHEN p.change_counter <= l.change_counter THEN 0
            -- Changes after the snapshot read its inputs (computed_at less its
-           -- duration) are the ones it lacks; behind_since may predate them
-           -- when a recompute ran during a burst.
+           -- duration) are the ones it lacks; behind_since predates them when
+           -- the snapshot was committed after the first of them.
            ELSE extract(epoch FROM now() - greatest(coalesce(p.behind_since, now()),
                 l.computed_at - l.duration_ms * interval '1 millisecond'))
        END
@@ -97,18 +97,4 @@ func scanFreshness(r interface{ Scan(...any) error }) (Freshness, error) {
 	}
 	f.Behind = time.Duration(max(secs, 0) * float64(time.Second))
 	return f, nil
-}
-
-// ClearBehind ends a project's lag when a snapshot covering counter is in.
-// It runs after the snapshot's transaction, not in it: the projects row is
-// the one every delivery bumps, and holding it for the whole recompute
-// write would queue them. Missing it (a crash between the two) only makes
-// the next lag read a little long, bounded by the snapshot's own time.
-func ClearBehind(ctx context.Context, q DBTX, projectID, counter int64) error {
-	_, err := q.Exec(ctx, `UPDATE projects SET behind_since = NULL
-		WHERE id = $1 AND change_counter <= $2 AND behind_since IS NOT NULL`, projectID, counter)
-	if err != nil {
-		return fmt.Errorf("clear lag of project %d: %w", projectID, err)
-	}
-	return nil
 }

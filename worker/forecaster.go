@@ -194,10 +194,6 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	if err != nil {
 		return fmt.Errorf("store snapshot of %s: %w", project.FullName(), err)
 	}
-	if err := store.ClearBehind(ctx, f.Pool, projectID, counter); err != nil {
-		// The snapshot is in; the lag reads a little long until the next.
-		f.Log.WarnContext(ctx, "clear lag", slog.String("project", project.FullName()), slog.Any("error", err))
-	}
 	metrics.Recomputed(project.FullName(), time.Since(start))
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()), slog.Int("snapshots", len(snaps)),
 		slog.Int("open", countMirror(mirror).Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
