@@ -768,15 +768,10 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 			for i, v := range qs[3:] {
 				out.Quantiles[i] = p.at(v)
 			}
+			fin := finishWeeks(groupFin[g], m, p.origin)
+			f.Finish = append(f.Finish, fin)
 			if !m.Due.IsZero() {
-				dueH := m.Due.Sub(p.origin).Hours()
-				onTime := 0
-				for _, v := range groupFin[g] {
-					if v <= dueH {
-						onTime++
-					}
-				}
-				out.PDue = RoundPDue(float64(onTime) / float64(T))
+				out.PDue = RoundPDue(float64(fin.OnTime) / float64(T))
 			}
 		}
 		if !m.Due.IsZero() {
@@ -803,6 +798,46 @@ func (p *plan) summarize(acc *workerAcc, grids []issueGrid, groupFin, personHour
 	}
 	slices.SortFunc(f.Load, func(a, b PersonLoad) int { return strings.Compare(a.Login, b.Login) })
 	return f
+}
+
+// finishWeeks counts a milestone's trial finishes (hours after origin) by
+// week, the weeks ending at the due date (at origin without one); see
+// MilestoneFinish. The comparison is PDue's own (v <= due), so the weeks
+// up to the due date hold exactly the on-time trials.
+func finishWeeks(fin []float64, m Milestone, origin time.Time) MilestoneFinish {
+	out := MilestoneFinish{ID: m.ID, Trials: len(fin)}
+	anchor := 0.0
+	if !m.Due.IsZero() {
+		anchor = m.Due.Sub(origin).Hours()
+	}
+	const weekH = 7 * 24
+	bin := func(v float64) int { return int(math.Ceil((v-anchor)/weekH)) - 1 }
+	lo, hi := 0, -1
+	for i, v := range fin {
+		k := bin(v)
+		if i == 0 || k < lo {
+			lo = k
+		}
+		if i == 0 || k > hi {
+			hi = k
+		}
+		if !m.Due.IsZero() && v <= anchor {
+			out.OnTime++
+		}
+	}
+	if hi < lo {
+		return out
+	}
+	out.Weeks = make([]int, hi-lo+1)
+	for _, v := range fin {
+		out.Weeks[bin(v)-lo]++
+	}
+	start := origin
+	if !m.Due.IsZero() {
+		start = m.Due
+	}
+	out.From = start.Add(time.Duration(lo) * Week).UTC()
+	return out
 }
 
 // seriesQuantiles computes the exact quantiles of the per-trial series on

@@ -47,7 +47,32 @@ type Forecast struct {
 	Issues     []IssueForecast     `json:"issues"`
 	Milestones []MilestoneForecast `json:"milestones"`
 	Load       []PersonLoad        `json:"load"`
+	// Finish is each scheduled milestone's trials counted by the week they
+	// finish in, by milestone id (the milestones with open work only).
+	Finish []MilestoneFinish `json:"finish,omitempty"`
 }
+
+// MilestoneFinish is a milestone's finish dates over the trials as a
+// weekly histogram. The weeks are laid so that one of them ends exactly at
+// the due date (at the forecast's start without one), and a trial counts
+// in week k when it finishes after From+7k days and on or before
+// From+7(k+1) days: the weeks up to the due date then hold exactly the
+// trials PDue counts (OnTime), so a chart of the histogram, a cumulative
+// curve drawn through it and the headline chance agree. It lives beside
+// MilestoneForecast rather than in it so that a MilestoneForecast stays
+// comparable with ==.
+type MilestoneFinish struct {
+	ID     int64 `json:"id"`
+	Trials int   `json:"trials"`
+	// OnTime counts the trials finishing on or before the due date
+	// (PDue = OnTime/Trials before rounding); 0 without a due date.
+	OnTime int       `json:"onTime"`
+	From   time.Time `json:"from"`
+	Weeks  []int     `json:"weeks"`
+}
+
+// Week is how long one bin of MilestoneFinish.Weeks is.
+const Week = 7 * 24 * time.Hour
 
 // Planned is the plan's choice of person for each unassigned issue (number
 // → login), as Input.Planned takes it: what a forecast computed afresh

@@ -218,6 +218,9 @@ func (d *Dashboard) board(ctx context.Context, p store.Project, s *snapshot, r *
 type runwayRow struct {
 	scheduler.MilestoneForecast
 	Verdict string // ok, risk, late, none
+	// Chance is the share of trials on time in words, as the milestone
+	// page's headline reads it.
+	Chance string
 }
 
 type runwayData struct {
@@ -242,18 +245,27 @@ func verdict(m scheduler.MilestoneForecast) string {
 func (d *Dashboard) runway(_ context.Context, _ store.Project, s *snapshot, _ *http.Request) (string, any, error) {
 	rows := make([]runwayRow, 0, len(s.Forecast.Milestones))
 	for _, m := range s.Forecast.Milestones {
-		rows = append(rows, runwayRow{MilestoneForecast: m, Verdict: verdict(m)})
+		row := runwayRow{MilestoneForecast: m, Verdict: verdict(m), Chance: "no due date"}
+		if !m.Due.IsZero() {
+			row.Chance = chance(onTimeShare(m, finishOf(s.Forecast, m.ID)))
+		}
+		rows = append(rows, row)
 	}
 	return "Runway", runwayData{Rows: rows, SVG: runwaySVG(rows, s.Forecast.Now)}, nil
 }
 
 type milestoneData struct {
-	M       runwayRow
-	SVG     string
-	Cards   []card
-	Done    int
-	Curve   string // "quantiles" or "three points"
-	Blocked int
+	M      runwayRow
+	Charts milestoneCharts
+	// Chance is the headline: the S-curve's height at the due date, in
+	// words (">99%" rather than a rounded 100% when some trial is late).
+	Chance string
+	// OnTime and Trials count the trials behind it (Trials 0 in a
+	// snapshot from before the weekly counts).
+	OnTime, Trials int
+	Cards          []card
+	Done           int
+	Blocked        int
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -286,8 +298,15 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 		data.Cards = append(data.Cards, c)
 	}
 	sort.SliceStable(data.Cards, func(a, b int) bool { return data.Cards[a].P80.After(data.Cards[b].P80) })
-	svg, curve := coneSVG(m, s.Forecast.Now)
-	data.SVG, data.Curve = svg, curve
+	fin := finishOf(s.Forecast, id)
+	data.Charts = drawMilestone(m, fin, s.Forecast.Now)
+	data.Chance = chance(onTimeShare(m, fin))
+	if data.Charts.Cone != "" {
+		data.Chance = chance(data.Charts.AtDue)
+	}
+	if fin != nil {
+		data.OnTime, data.Trials = fin.OnTime, fin.Trials
+	}
 	return m.Title, data, nil
 }
 
