@@ -67,20 +67,21 @@ type Meta struct {
 type SnapshotRef struct {
 	Version    int64     `json:"version"`
 	ComputedAt time.Time `json:"computedAt"`
-	// AgeSeconds is how long ago the snapshot was stored; CoversLatest
-	// whether it includes the mirror's latest change, and ChangesBehind
-	// how many changes it lacks (a recompute is on its way), so an agent
-	// can tell a forecast that lags a burst or a stalled worker.
-	AgeSeconds    float64 `json:"ageSeconds"`
-	CoversLatest  bool    `json:"coversLatest"`
-	ChangesBehind int64   `json:"changesBehind,omitempty"`
+	// AgeMinutes is how many whole minutes ago the snapshot was stored
+	// (recomputes run at least every 30 minutes, so minutes are the grain
+	// an agent needs, and two calls a moment apart answer alike);
+	// CoversLatest whether it includes the mirror's latest change, and
+	// ChangesBehind how many changes it lacks (a recompute is on its way),
+	// so an agent can tell a forecast that lags a burst or a stalled worker.
+	AgeMinutes    int64 `json:"ageMinutes"`
+	CoversLatest  bool  `json:"coversLatest"`
+	ChangesBehind int64 `json:"changesBehind,omitempty"`
 }
 
 // snapshotRef names the view's snapshot as of now.
 func (v *projectView) snapshotRef(now time.Time) SnapshotRef {
-	age := max(now.Sub(v.SnapshotAt), 0)
 	return SnapshotRef{Version: v.Version, ComputedAt: v.Data.ComputedAt,
-		AgeSeconds:    float64(age.Round(100*time.Millisecond)) / float64(time.Second),
+		AgeMinutes:    int64(max(now.Sub(v.SnapshotAt), 0) / time.Minute),
 		CoversLatest:  v.SnapshotCounter >= v.Counter,
 		ChangesBehind: max(v.Counter-v.SnapshotCounter, 0)}
 }

@@ -216,6 +216,12 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 	if v.SnapshotVersion == 0 {
 		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first sync and recompute have not finished; retry in a minute", p.FullName())
 	}
+	if !v.Backfilled {
+		// A snapshot of a half-imported mirror (a recompute a delivery
+		// triggered during the first backfill) would be served as if the
+		// project had only the issues imported so far.
+		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
+	}
 	if cur != nil && cur.Version == v.SnapshotVersion && cur.Counter == v.ChangeCounter {
 		return cur, nil
 	}

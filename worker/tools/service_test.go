@@ -146,7 +146,7 @@ func TestAnswerSaysHowFreshItsSnapshotIs(t *testing.T) {
 	if got["coversLatest"] != true || got["changesBehind"] != nil {
 		t.Fatalf("fresh snapshot: %v", got)
 	}
-	if age, ok := got["ageSeconds"].(float64); !ok || age < 0 || age > 60 {
+	if age, ok := got["ageMinutes"].(float64); !ok || age != 0 {
 		t.Fatalf("fresh snapshot age: %v", got)
 	}
 	if err := store.BumpChangeCounters(ctx, pool, []int64{p.ID}); err != nil {
@@ -154,5 +154,47 @@ func TestAnswerSaysHowFreshItsSnapshotIs(t *testing.T) {
 	}
 	if got := ref(); got["coversLatest"] != false || got["changesBehind"] != float64(1) {
 		t.Fatalf("after a change the snapshot lacks: %v", got)
+	}
+}
+
+// TestNotReadyUntilFirstBackfill is finding 7 of issue #12: a recompute a
+// delivery triggered during the first backfill left a snapshot of the
+// half-imported mirror, and tools served it as ready. A project answers
+// NOT_READY until its first backfill completed (the sync state's marker).
+func TestNotReadyUntilFirstBackfill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "ceo", "importing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	// Half imported: a few issues in, no marker yet.
+	if err := store.UpsertIssues(ctx, pool, p.ID, []store.IssueWrite{{Issue: store.Issue{Number: 1, Title: "First of many", State: "open",
+		CreatedAt: now.AddDate(0, 0, -3), UpdatedAt: now, LastActivityAt: now}}}); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 20, Now: func() time.Time { return now }}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc := tools.NewService(pool, []store.Project{p}, log)
+	reg := svc.Registry()
+	caller := tools.Caller{Name: "t", Scopes: []string{tools.ScopeRead}}
+	_, terr := reg.Call(ctx, caller, "query_project", json.RawMessage(`{"view":"board"}`))
+	if terr == nil || terr.Code != tools.CodeNotReady {
+		t.Fatalf("a snapshot of a half-imported mirror was served: %v", terr)
+	}
+	if !strings.Contains(terr.Message, "import") {
+		t.Errorf("NOT_READY does not say why: %s", terr.Message)
+	}
+	if err := storetest.MarkBackfilled(ctx, pool, p.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	svc.Invalidate(p.ID)
+	if _, terr := reg.Call(ctx, caller, "query_project", json.RawMessage(`{"view":"board"}`)); terr != nil {
+		t.Fatalf("after the first backfill: %v", terr)
 	}
 }
