@@ -111,3 +111,33 @@ func TestBufferedBytesAreBounded(t *testing.T) {
 	}
 	t.Fatalf("after the slow senders left: %s, want 202", resp.Status)
 }
+
+// TestServerBoundsHeaders: the server serve runs caps headers (64 KiB), so
+// a stranger cannot make it buffer megabytes before any handler runs, while
+// a request with ordinary headers (a token, cookies) is served.
+func TestServerBoundsHeaders(t *testing.T) {
+	t.Parallel()
+	srv := NewServer("", NewRouter(Config{WebhookSecret: testSecret, Sink: &recordingSink{}, Decode: jsonDecoder, Log: quietLog()}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	get := func(cookie string) int {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/healthz", nil)
+		req.Header.Set("Cookie", cookie)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("session=" + strings.Repeat("a", 4<<10)); got != http.StatusOK {
+		t.Fatalf("4 KiB cookie: status %d, want 200", got)
+	}
+	if got := get("session=" + strings.Repeat("a", 200<<10)); got != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("200 KiB cookie: status %d, want 431", got)
+	}
+}

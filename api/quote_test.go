@@ -496,7 +496,14 @@ func (q *quoteProject) filed(ops []tools.Op, created []int64) map[int64]int64 {
 
 func (q *quoteProject) randomOp(s quoteState, c int, earlier []tools.Op) (tools.Op, bool) {
 	is := q.openIssue(s)
-	switch q.rng.IntN(9) {
+	switch q.rng.IntN(10) {
+	case 8:
+		// Reassign, hand back or share: nobody, one or two of the team.
+		var who []string
+		for range q.rng.IntN(3) {
+			who = append(who, q.team[q.rng.IntN(len(q.team))])
+		}
+		return tools.Op{Op: "set_assignees", Issue: is.Number, Assignees: who}, true
 	case 0:
 		return tools.Op{Op: "set_estimate", Issue: is.Number, Estimate: quoteSizes[q.rng.IntN(len(quoteSizes))]}, true
 	case 1:

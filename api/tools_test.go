@@ -868,8 +868,8 @@ func TestToolListAndMCPSchemas(t *testing.T) {
 			t.Fatalf("filter %s missing from the schema", f)
 		}
 	}
-	if ops := get(t, schemas["apply_changes"], "properties.ops.items.properties.op.enum").([]any); len(ops) != 9 {
-		t.Fatalf("apply_changes declares %d ops, want 9", len(ops))
+	if ops := get(t, schemas["apply_changes"], "properties.ops.items.properties.op.enum").([]any); len(ops) != 10 {
+		t.Fatalf("apply_changes declares %d ops, want 10", len(ops))
 	}
 	if kinds := get(t, schemas["record_directive"], "properties.kind.enum").([]any); len(kinds) != 6 {
 		t.Fatalf("record_directive kinds = %v", kinds)

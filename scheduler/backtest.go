@@ -59,30 +59,15 @@ package scheduler
 // pinball loss is the mean over p50/p80/p90 of the quantile loss in days,
 // max(q·(y−f), (q−1)·(y−f)), y and f in days after the cut-off.
 //
-// On the shared histories (../shared/data/jira-history, 400 trials, seed 1;
-// go test ./scheduler -run '^$' -bench RealDataBacktest -benchtime=1x),
-// calibrated schedule | throughput-only baseline:
+// Effort in this replay is the queue-share stand-in (EffortQueueShare), so
+// the spread rule (SpreadSigma) does not take a narrow sigma of it as
+// earned. QueueFloor (default none) can keep the share an issue gets when
+// the open queue shrinks far below its quarter's mean to what a queue of
+// QueueFloor × that mean would give it; cross-validation did not choose it.
 //
-//	history    cutoffs  items |   p50   p80   p90  width  pinball | b.p50 b.p80 b.p90  b.wid   b.pinb
-//	APSTUD          73   2395 | 0.676 0.919 0.982   7.41    118.7 | 0.405 0.463 0.490   1.07     69.1
-//	BE              52   1146 | 0.501 0.766 0.885   5.36     42.9 | 0.315 0.357 0.383   1.08     58.1
-//	CLOV           105   1297 | 0.591 0.870 0.956   6.12    116.8 | 0.383 0.466 0.506   1.31     80.5
-//	DAEMON          73    828 | 0.501 0.764 0.889   4.87    111.6 | 0.319 0.377 0.409   1.71    178.5
-//	MESOS          149  61533 | 0.427 0.728 0.914   4.01    145.3 | 0.333 0.350 0.360   0.28    221.7
-//	TIMOB          210  40922 | 0.584 0.836 0.913   5.86    275.1 | 0.284 0.310 0.323   0.54    272.1
-//	USERGRID        40   1332 | 0.508 0.784 0.872   5.63     57.7 | 0.249 0.290 0.308   0.93     80.5
-//	XD              84   5578 | 0.581 0.857 0.941   6.21     51.8 | 0.288 0.335 0.356   1.01     65.3
-//	pooled         786 115031 | 0.500 0.779 0.916   5.16    183.8 | 0.314 0.338 0.351   0.42    223.7
-//
-// The baseline's ranges are far too narrow (p80 covers a third): it assumes
-// open work is done in creation order by the whole throughput. The
-// calibrated ranges are honest but wide (p90−p10 about five times the time
-// to p50). Per history, p50 coverage is within 0.40–0.60 on seven of eight
-// and p80 within 0.75–0.90 on six (APSTUD's, whose issues were mostly
-// imported on one day, runs late and wide; MESOS's p80 covers 0.73); the
-// pinball loss beats the baseline's on five, ties on TIMOB, and is worse on
-// the small, bursty APSTUD and CLOV, where the baseline's narrow early
-// ranges happen to suit.
+// Parameters are chosen by leave-one-history-out cross-validation over the
+// eight shared histories (TestRealDataCV, crossval_test.go; the package doc
+// has the held-out table and the choices it dropped).
 
 import (
 	"errors"
@@ -117,6 +102,11 @@ type BacktestOptions struct {
 	// 28 days), when there are at least MinSetSize (default 2) of them.
 	SetWindow  time.Duration
 	MinSetSize int
+	// QueueFloor bounds each open issue's share of the team when the open
+	// queue has shrunk: the forecast shares the team among at least
+	// QueueFloor × the quarter's mean open issues (teamAt.share). Default
+	// 0, no floor: cross-validation chose none (see the package doc).
+	QueueFloor float64
 }
 
 func (o BacktestOptions) withDefaults() BacktestOptions {
@@ -148,6 +138,7 @@ func (o BacktestOptions) withDefaults() BacktestOptions {
 	if o.MinSetSize <= 0 {
 		o.MinSetSize = 2
 	}
+	o.QueueFloor = max(o.QueueFloor, 0)
 	return o
 }
 
@@ -376,7 +367,7 @@ func backtestCutoff(items []HistoryItem, c time.Time, ci int, opts BacktestOptio
 	seed := opts.Seed*1_000_003 + uint64(ci)
 	cal, team := calibrateAt(items, c, opts.Calibration)
 	set := setAt(items, c, opts.SetWindow, opts.MinSetSize)
-	fc, setQ, err := forecastAt(items, c, cal, team, set, opts.Forecaster, opts.Trials, seed)
+	fc, setQ, err := forecastAt(items, c, cal, team, team.share(opts.QueueFloor), set, opts.Forecaster, opts.Trials, seed)
 	if err != nil {
 		return res, err
 	}
@@ -416,6 +407,9 @@ type teamAt struct {
 	k     int
 	open  int
 	spent map[int64]float64
+	// usualOpen is the time-weighted mean number of open issues over the
+	// quarter before the cut-off.
+	usualOpen float64
 }
 
 // knownStart is an item's start as known at c (zero when not yet known).
@@ -432,10 +426,24 @@ const calibrationLookback = 3 * 365 * 24 * time.Hour
 
 // calibrateAt fits the team size and the calibration from what was known at c.
 func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Calibration, teamAt) {
+	samples, team := samplesAt(items, c)
+	return Calibrate(samples, copts), team
+}
+
+// BacktestCalibration is the calibration the people-less replay fits at
+// c, with the samples it fits it on: Calibrate's, the live forecast's own
+// rules for samples and spread, on the queue-share stand-in for effort.
+func BacktestCalibration(items []HistoryItem, c time.Time, opts CalibrationOptions) (Calibration, []Sample) {
+	samples, _ := samplesAt(items, c)
+	return Calibrate(samples, opts), samples
+}
+
+// samplesAt is the modelled team at c and the samples resolved by then.
+func samplesAt(items []HistoryItem, c time.Time) ([]Sample, teamAt) {
 	from := c.Add(-91 * 24 * time.Hour)
 	oldest := c.Add(-calibrationLookback)
 	var open, hist []WorkInterval
-	busy := 0.0
+	busy, queued := 0.0, 0.0
 	for _, it := range items {
 		if it.Created.After(c) || (!it.Resolved.IsZero() && it.Resolved.Before(oldest)) {
 			continue
@@ -448,6 +456,9 @@ func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Ca
 		hist = append(hist, iv)
 		if to.Equal(c) {
 			open = append(open, iv)
+		}
+		if s := maxTime(it.Created, from); to.After(s) {
+			queued += to.Sub(s).Hours()
 		}
 		// k: time-weighted mean work in progress over the quarter before c.
 		if s := knownStart(it, c); !s.IsZero() {
@@ -466,7 +477,7 @@ func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Ca
 		shared[hist[i].Number] += h
 	}
 	var samples []Sample
-	team := teamAt{k: k, open: len(open), spent: map[int64]float64{}}
+	team := teamAt{k: k, open: len(open), spent: map[int64]float64{}, usualOpen: queued / c.Sub(from).Hours()}
 	for _, it := range items {
 		h, ok := shared[it.Number]
 		if !ok {
@@ -480,6 +491,7 @@ func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Ca
 				Number:       it.Number,
 				NominalHours: historySize(it).NominalHours(),
 				ActualHours:  h,
+				Effort:       EffortQueueShare,
 				Labels:       it.Labels,
 				Person:       it.Assignee,
 				FinishedAt:   it.Resolved,
@@ -488,7 +500,17 @@ func calibrateAt(items []HistoryItem, c time.Time, copts CalibrationOptions) (Ca
 			team.spent[it.Number] = h
 		}
 	}
-	return Calibrate(samples, copts), team
+	return samples, team
+}
+
+// share is the part of a person each open issue gets in the forecast:
+// min(1, k/open), but when the queue has shrunk below floor × its usual
+// size, only what an issue got in a queue of that size: the team that
+// worked a long queue does not turn its whole attention to the few issues
+// left, it has moved on to work the history does not show.
+func (t teamAt) share(floor float64) float64 {
+	open := math.Max(float64(max(1, t.open)), floor*t.usualOpen)
+	return math.Min(1, float64(t.k)/open)
 }
 
 // historySize maps an item's estimate to the nearest size by nominal hours
@@ -515,11 +537,10 @@ const setMilestone = 1
 
 // forecastAt runs the calibrated forecast of the work open at c, and of
 // set's last finish (nil when set is empty).
-func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, set []int64, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, *itemQuantiles, error) {
+func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, share float64, set []int64, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, *itemQuantiles, error) {
 	in := Input{Now: c, Calibration: cal}
 	// Processor sharing: one modelled worker per open issue, each with
 	// its share of the team's hours.
-	share := math.Min(1, float64(team.k)/float64(max(1, team.open)))
 	workerCal := Calendar{HoursPerDay: 6 * share, WorkingDays: [7]bool{false, true, true, true, true, true, false}, Location: time.UTC}
 	for p := range max(1, team.open) {
 		in.People = append(in.People, Person{Login: fmt.Sprintf("share%04d", p+1), Calendar: workerCal})

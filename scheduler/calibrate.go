@@ -18,12 +18,14 @@ package scheduler
 // 1.4826 × the median absolute deviation (the MAD estimate of a normal
 // standard deviation, which one wild sample cannot move). A sigma wider than
 // the prior's is pooled towards it as a variance, the prior counting as
-// SigmaPriorWeight (default 100) samples; a narrower one stands as measured.
-// On the shared histories the first cut-offs of a backtest (20 to 50
-// resolved issues, bulk closures mixed with real work) measured sigma 3 to 4,
-// a p80 twenty times the p50, and those few cut-offs made most of the
-// pinball loss: pooling took DAEMON's from 466 to 112 days and APSTUD's from
-// 290 to 119, and moved a history calibrated on 1,000 samples by under 5%.
+// SigmaPriorWeight (default 400, chosen by cross-validation over 100)
+// samples; a narrower one only as far as its samples are the queue-share
+// stand-in (SpreadSigma). On the shared histories the first cut-offs of a
+// backtest (20 to 50 resolved issues, bulk closures mixed with real work)
+// measured sigma 3 to 4, a p80 twenty times the p50, and those few cut-offs
+// made most of the pinball loss: pooling (then as 100 samples) took DAEMON's
+// from 466 to 112 days and APSTUD's from 290 to 119; as 400 it moves a
+// history of 1,000 samples of sigma 2.5 by under 10%.
 // A group's bias
 // (a label outside the est/ and p/ namespaces, or a person) is the median of
 // its samples' residuals shrunk towards zero by n/(n+k), k = 5 by default:
@@ -87,10 +89,32 @@ type Sample struct {
 	Number       int64
 	NominalHours float64 // Size.NominalHours() of the estimate when work started
 	ActualHours  float64 // tracked time, or SharedWorkingHours
-	Labels       []string
-	Person       string
-	FinishedAt   time.Time
+	// Effort says where ActualHours comes from; the spread rule
+	// (SpreadSigma) trusts a narrow spread only from measured effort.
+	Effort     EffortSource
+	Labels     []string
+	Person     string
+	FinishedAt time.Time
 }
+
+// EffortSource is where a sample's actual effort was read from.
+type EffortSource uint8
+
+const (
+	// EffortWorked is a person's working hours on the issue while it was
+	// steeping or in review, shared among what they had open then
+	// (SharedWorkingHours): what the live calibration reads when no time
+	// was tracked.
+	EffortWorked EffortSource = iota
+	// EffortTracked is time tracked on the issue.
+	EffortTracked
+	// EffortQueueShare is the people-less replay's stand-in: the issue's
+	// share of a modelled team's hours over the whole time it was open
+	// (Backtest). It is not a measurement of anyone's work: every issue open
+	// at the same time gets the same hours whatever its size, so its spread
+	// says how long issues stayed open, not how well the team estimates.
+	EffortQueueShare
+)
 
 // CalibrationOptions tunes Calibrate. The zero value means the documented
 // defaults.
@@ -100,8 +124,20 @@ type CalibrationOptions struct {
 	MinSamples int           // fewer samples than this is a cold start; default 10
 	PoolingK   float64       // shrinkage n/(n+k); default 5
 	// SigmaPriorWeight is how many samples the prior sigma counts as when
-	// a wider measured sigma is pooled towards it; default 100.
+	// a wider measured sigma is pooled towards it; default 400.
 	SigmaPriorWeight float64
+	// NarrowSigmaPriorWeight is how many samples the prior counts as when
+	// a narrower sigma is pooled towards it, scaled by the share of
+	// samples whose effort is the queue-share stand-in (SpreadSigma);
+	// default 100. Negative means 0.
+	NarrowSigmaPriorWeight float64
+	// DriftPeriod is the length of the periods whose median residuals
+	// measure the team's drift (SharedSpread); default 28 days.
+	DriftPeriod time.Duration
+	// SharedScale scales the measured drift (SharedSpread); default 8
+	// (chosen by cross-validation, see the package doc), negative means
+	// independent efforts.
+	SharedScale float64
 	// MinEffortMinutes and MinEffortShare set the least effort a sample
 	// must show to count as work (see PlausibleSample); defaults 5 minutes
 	// and 1/64 of the nominal hours.
@@ -123,7 +159,22 @@ func (o CalibrationOptions) withDefaults() CalibrationOptions {
 		o.PoolingK = 5
 	}
 	if o.SigmaPriorWeight <= 0 {
-		o.SigmaPriorWeight = 100
+		o.SigmaPriorWeight = 400
+	}
+	if o.DriftPeriod <= 0 {
+		o.DriftPeriod = 28 * 24 * time.Hour
+	}
+	switch {
+	case o.SharedScale == 0:
+		o.SharedScale = 8
+	case o.SharedScale < 0:
+		o.SharedScale = 0
+	}
+	switch {
+	case o.NarrowSigmaPriorWeight == 0:
+		o.NarrowSigmaPriorWeight = 100
+	case o.NarrowSigmaPriorWeight < 0:
+		o.NarrowSigmaPriorWeight = 0
 	}
 	if o.MinEffortMinutes <= 0 {
 		o.MinEffortMinutes = 5
@@ -205,12 +256,104 @@ func Calibrate(samples []Sample, opts CalibrationOptions) Calibration {
 		return []string{s.Person}
 	})
 	cal.GlobalMultiplier = math.Exp(mu)
-	cal.Sigma = pooledSigma(1.4826*mad(resid), len(resid), opts.SigmaPriorWeight)
-	if cal.Sigma < 0.05 {
-		// A perfectly regular history still leaves some doubt about the next issue.
-		cal.Sigma = 0.05
+	standIn := 0
+	for _, s := range usable {
+		if s.Effort == EffortQueueShare {
+			standIn++
+		}
+	}
+	measured := 1.4826 * mad(resid)
+	cal.Sigma = SpreadSigma(measured, len(resid), standIn, opts)
+	if opts.SharedScale > 0 {
+		cal.SharedSigma = math.Min(SharedSpread(usable, resid, measured, opts.DriftPeriod, opts.SharedScale), 0.8*cal.Sigma)
 	}
 	return cal
+}
+
+// SharedSpread is the spread of what the issues of one stretch of time
+// share, measured on the samples (newest first) and their residuals: the
+// drift, the standard deviation of the median residual between periods of
+// the given length less what sampling alone would give (1.2533²·s²/n for a
+// median of n), times scale, and the uncertainty of the fitted centre
+// itself (1.2533·s/√N over all N), added as variances. The scale stands
+// for what 28-day medians of finished work cannot see: Jira teams close
+// work in batches (at a release), so the issues of one stretch finish
+// together far more than the drift of monthly medians says; it is chosen
+// by cross-validation, and a steady team (no drift) gets none of it.
+// A team's pace drifts (a release crunch, a holiday, a hard quarter), and
+// a forecast's issues all fall in the same future stretch, so they share
+// that drift: without it the last finish of many issues, the maximum of
+// independent draws, comes out late and narrow. Periods with fewer than 5
+// samples are left out; fewer than 3 periods measure no drift.
+func SharedSpread(samples []Sample, resid []float64, sigma float64, period time.Duration, scale float64) float64 {
+	if len(samples) == 0 || len(samples) != len(resid) || period <= 0 {
+		return 0
+	}
+	const medianEff = 1.2533 // a median's standard error is 1.2533·s/√n
+	newest := samples[0].FinishedAt
+	byPeriod := map[int64][]float64{}
+	for i, s := range samples {
+		k := int64(newest.Sub(s.FinishedAt) / period)
+		byPeriod[k] = append(byPeriod[k], resid[i])
+	}
+	// In period order: a sum in map order would differ in its last bits
+	// from run to run, and the forecast's seed hashes the result.
+	keys := make([]int64, 0, len(byPeriod))
+	for k := range byPeriod {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var meds []float64
+	noise := 0.0
+	for _, k := range keys {
+		rs := byPeriod[k]
+		if len(rs) < 5 {
+			continue
+		}
+		meds = append(meds, median(rs))
+		noise += medianEff * medianEff * sigma * sigma / float64(len(rs))
+	}
+	centre := medianEff * medianEff * sigma * sigma / float64(len(samples))
+	if len(meds) < 3 {
+		return math.Sqrt(centre)
+	}
+	mean := 0.0
+	for _, m := range meds {
+		mean += m
+	}
+	mean /= float64(len(meds))
+	between := 0.0
+	for _, m := range meds {
+		between += (m - mean) * (m - mean)
+	}
+	between /= float64(len(meds) - 1)
+	drift := math.Max(0, between-noise/float64(len(meds)))
+	return math.Sqrt(scale*scale*drift + centre)
+}
+
+// SpreadSigma is the one spread rule: the sigma every forecast draws from,
+// given the measured one (1.4826·MAD of the residuals) over n samples, of
+// which standIn have the queue-share stand-in for effort. Both directions
+// pool towards the prior's sigma as variances, (n·s² + w·prior²)/(n + w):
+// a wider sigma with w = SigmaPriorWeight (a wide spread from few issues is
+// more often a mixture, a bulk import or a mass closing, than the team's
+// real uncertainty, and it is what makes ranges absurd); a narrower one
+// with w = NarrowSigmaPriorWeight × standIn/n, so a narrow spread of
+// measured effort (tracked time, a person's working hours) stands as
+// earned while one of the stand-in, which hands every issue open at the
+// same time the same hours, is read as the artefact it is. Never below
+// 0.05: a perfectly regular history still leaves some doubt about the next
+// issue.
+func SpreadSigma(measured float64, n, standIn int, opts CalibrationOptions) float64 {
+	opts = opts.withDefaults()
+	w := opts.SigmaPriorWeight
+	if measured < priorSigma {
+		w = 0
+		if n > 0 {
+			w = opts.NarrowSigmaPriorWeight * float64(standIn) / float64(n)
+		}
+	}
+	return math.Max(0.05, pooledSigma(measured, n, w))
 }
 
 // PlausibleSample reports whether a done issue's effort is plausibly work:
@@ -229,16 +372,13 @@ func MultiplierBound(n int) float64 {
 	return 4 * math.Sqrt(math.Max(1, float64(n)/10))
 }
 
-// pooledSigma pools a measured sigma wider than the prior's towards it, as
-// variances: (n·s² + w·prior²)/(n + w). A narrower one is kept as measured:
-// a team whose estimates hold earns its narrow ranges, while a wide spread
-// from few issues is more often a mixture (a bulk import, a mass closing)
-// than the team's real uncertainty, and it is what makes ranges absurd.
+// pooledSigma pools a measured sigma towards the prior's as variances,
+// the prior counting as w samples: (n·s² + w·prior²)/(n + w).
 func pooledSigma(measured float64, n int, w float64) float64 {
-	if measured <= priorSigma {
+	nf := float64(n)
+	if nf+w <= 0 {
 		return measured
 	}
-	nf := float64(n)
 	return math.Sqrt((nf*measured*measured + w*priorSigma*priorSigma) / (nf + w))
 }
 

@@ -45,12 +45,12 @@ func TestCalibratePoolsOnlyAWideSigma(t *testing.T) {
 		t.Errorf("30 samples of sigma 3.5 gave %.3f, want pooled well below 3.5 but above the prior", few.Sigma)
 	}
 	many := Calibrate(lognormalSamples(1000, 0, 2.5, 3), CalibrationOptions{})
-	if many.Sigma < 2.3 {
+	if many.Sigma < 2.2 {
 		t.Errorf("1,000 samples of sigma 2.5 gave %.3f, want nearly all of it", many.Sigma)
 	}
 	raw := Calibrate(lognormalSamples(1000, 0, 2.5, 3), CalibrationOptions{SigmaPriorWeight: 1e-9})
-	if many.Sigma >= raw.Sigma || raw.Sigma/many.Sigma > 1.05 {
-		t.Errorf("pooling moved 1,000 samples' sigma from %.3f to %.3f, want under 5%%", raw.Sigma, many.Sigma)
+	if many.Sigma >= raw.Sigma || raw.Sigma/many.Sigma > 1.1 {
+		t.Errorf("pooling moved 1,000 samples' sigma from %.3f to %.3f, want under 10%%", raw.Sigma, many.Sigma)
 	}
 	narrow := Calibrate(lognormalSamples(30, 0, 0.4, 3), CalibrationOptions{})
 	if narrow.Sigma > 0.6 {

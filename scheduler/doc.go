@@ -39,9 +39,21 @@
 // Calibration.Implausible), and the multiplier stays within
 // MultiplierBound(n) = 4·√(n/10) (at least 4) of the prior either way. ln(actual/nominal) = mu + label bias + person bias +
 // e is fitted over the last year of samples (at most 1,000): mu = median,
-// sigma = 1.4826·MAD, pooled towards the prior's 1.63 as if it were 100
-// samples when wider (a wide spread from few issues is mostly bulk closures
-// and imports; a narrow one is kept as earned); a label (outside est/ and p/) or person bias is its
+// sigma = 1.4826·MAD, pooled towards the prior's 1.63 (SpreadSigma, the one
+// spread rule of the live forecast and both backtests): a wider one as if
+// the prior were 400 samples (a wide spread from few issues is mostly bulk
+// closures and imports), a narrower one with 100 × the share of samples
+// whose effort is the people-less replay's queue-share stand-in (which hands
+// every issue open at the same time the same hours, an artefact), so a
+// narrow spread of tracked time or a person's working hours stands as
+// earned. Part of sigma is shared by every issue of a trial
+// (Calibration.SharedSigma, SharedSpread): the drift of the median residual
+// between 28-day periods beyond sampling noise, plus the centre's own
+// uncertainty, at most 0.8·sigma; the drift is scaled by 8 (chosen by
+// cross-validation: 28-day medians of finished work cannot see work closed
+// in batches). The kernel correlates a trial's draws by (shared/sigma)²
+// through their normal scores, so an issue's range is unchanged while a
+// milestone's issues run slow or fast together; a label (outside est/ and p/) or person bias is its
 // median residual shrunk by n/(n+5), groups of one ignored. Under 10
 // samples is a cold start with priors derived from public data in
 // TestRealDataPriors: multiplier 1.0 and sigma 1.63 (2,480 Jira issues,
@@ -227,26 +239,59 @@
 // (the open issues created in the 28 days before a cut-off) are scored by
 // their last finish, against the baseline's time to complete that many.
 //
-// On the shared Jira histories (400 trials, seed 1; "b." is the baseline):
+// Parameters are chosen by leave-one-history-out cross-validation over the
+// eight shared Jira histories (TestRealDataCV; testdata/jira-history is a
+// copy of them, and no other project of that dataset is read): every
+// candidate is backtested on every history, each fold picks on the seven
+// others the candidate with the least coverage error (|p50−.5| + |p80−.8|
+// + |p90−.9|) plus pinball loss relative to the baseline, items and sets
+// alike, and scores it on the one left out. Held out, pooled by cut-off
+// (each cut-off weighs the same; sets are one per cut-off), 200 trials
+// ("wide" and "narrow" the sigma prior's weights, "floor" the queue floor,
+// "shared" the drift scale; "i." items, "s." sets, "pin" pinball loss over
+// the baseline's):
 //
-//	history    cutoffs  items |   p50   p80   p90  width  pinball | b.p50 b.p80 b.p90  b.wid   b.pinb
-//	APSTUD          73   2395 | 0.676 0.919 0.982   7.41    118.7 | 0.405 0.463 0.490   1.07     69.1
-//	BE              52   1146 | 0.501 0.766 0.885   5.36     42.9 | 0.315 0.357 0.383   1.08     58.1
-//	CLOV           105   1297 | 0.591 0.870 0.956   6.12    116.8 | 0.383 0.466 0.506   1.31     80.5
-//	DAEMON          73    828 | 0.501 0.764 0.889   4.87    111.6 | 0.319 0.377 0.409   1.71    178.5
-//	MESOS          149  61533 | 0.427 0.728 0.914   4.01    145.3 | 0.333 0.350 0.360   0.28    221.7
-//	TIMOB          210  40922 | 0.584 0.836 0.913   5.86    275.1 | 0.284 0.310 0.323   0.54    272.1
-//	USERGRID        40   1332 | 0.508 0.784 0.872   5.63     57.7 | 0.249 0.290 0.308   0.93     80.5
-//	XD              84   5578 | 0.581 0.857 0.941   6.21     51.8 | 0.288 0.335 0.356   1.01     65.3
-//	pooled         786 115031 | 0.500 0.779 0.916   5.16    183.8 | 0.314 0.338 0.351   0.42    223.7
+//	go test ./scheduler -run RealDataCV -v
+//	training objective by candidate (all eight, for reference only):
+//	  wide=100 narrow=100 floor=0 shared=0     1.873 | items 0.534 0.791 0.885 0.872x | sets 0.752 0.853 0.888 0.626x
+//	  wide=100 narrow=100 floor=0 shared=8     1.498 | items 0.533 0.791 0.883 0.871x | sets 0.508 0.825 0.873 0.508x
+//	  wide=100 narrow=100 floor=0 shared=16    1.489 | items 0.533 0.791 0.883 0.871x | sets 0.503 0.825 0.873 0.504x
+//	  wide=400 narrow=100 floor=0 shared=0     1.762 | items 0.524 0.782 0.879 0.826x | sets 0.741 0.850 0.884 0.567x
+//	  wide=400 narrow=100 floor=0 shared=8     1.419 | items 0.523 0.781 0.877 0.827x | sets 0.492 0.815 0.868 0.473x
+//	  wide=400 narrow=100 floor=0 shared=16    1.422 | items 0.523 0.781 0.877 0.827x | sets 0.487 0.815 0.868 0.471x
+//	held out  chosen on the others                     | i.p50 i.p80 i.p90  i.pin | s.p50 s.p80 s.p90  s.pin
+//	APSTUD    wide=400 narrow=100 floor=0 shared=8     | 0.602 0.845 0.921 0.912x | 0.667 0.944 1.000 1.511x
+//	BE        wide=400 narrow=100 floor=0 shared=8     | 0.444 0.751 0.866 0.664x | 0.459 0.730 0.919 0.499x
+//	CLOV      wide=400 narrow=100 floor=0 shared=8     | 0.567 0.820 0.919 1.056x | 0.672 0.875 0.938 1.082x
+//	DAEMON    wide=400 narrow=100 floor=0 shared=8     | 0.498 0.751 0.871 0.671x | 0.478 0.565 0.565 0.988x
+//	MESOS     wide=400 narrow=100 floor=0 shared=16    | 0.456 0.717 0.851 0.727x | 0.507 0.833 0.847 0.307x
+//	TIMOB     wide=400 narrow=100 floor=0 shared=16    | 0.564 0.825 0.906 0.886x | 0.464 0.804 0.842 0.475x
+//	USERGRID  wide=400 narrow=100 floor=0 shared=16    | 0.594 0.875 0.935 0.711x | 0.174 0.696 0.870 0.285x
+//	XD        wide=400 narrow=100 floor=0 shared=16    | 0.448 0.681 0.749 0.818x | 0.371 0.857 0.929 0.254x
+//	pooled by cut-off, held out (200 trials):
+//	  items  786 cut-offs: p50 0.522 p80 0.781 p90 0.877 pinball 134.1 vs baseline 162.2 (0.827x)
+//	  sets   606 cut-offs: p50 0.487 p80 0.815 p90 0.868 pinball 193.9 vs baseline 411.9 (0.471x)
+//	  items pooled by issue instead: p50 0.475 p80 0.755 p90 0.880 pinball 0.790x
 //
-// Pooled, p50 and p80 coverage are in their target bands, p80 is far closer
-// to 80% than the baseline's, and the pinball loss is lower. Per history,
-// p50 coverage is in band on seven of eight and p80 on six (APSTUD runs late
-// and wide, MESOS's p80 covers 0.73), p80 is closer to 80% than the
-// baseline's on all eight, and the pinball loss is lower on five, level on
-// TIMOB and higher on the small, bursty APSTUD and CLOV. Pooling a wide
-// sigma towards the prior (see Calibration) is what brought the small
-// histories near: before it, APSTUD, CLOV and DAEMON scored 290, 233 and
-// 466 days.
+// Against the goals (p50 0.45–0.55, p80 0.78–0.85, p90 ≥ 0.87, pinball
+// < 0.85×) items meet all four; sets meet p50, p80 and pinball and fall
+// just short at p90 (0.868). Per history the small, bursty APSTUD and CLOV
+// still lose to the baseline on pinball. Without the shared factor sets
+// run late (p50 0.741–0.752: the last of many independent draws is late
+// and narrow, while on MESOS a set's issues cover their own p50 only 0.35
+// of the time and the set's last finish its p50 0.75: Jira projects close
+// work in batches at releases). The prior weight 400 for a wide sigma beat
+// 100 in every fold. Choices the held-out scores dropped: a scale of 1 on
+// the measured drift, and the factor applied to efforts instead of their
+// normal scores (it narrowed started issues: items p80 0.760, p90 0.869);
+// a queue floor of 0.5 (chosen by one fold of eight, training objective
+// 1.719 against 1.713); a wide prior weight of 25 (1.806 against 1.713);
+// pooling a narrow stand-in sigma changed nothing on these histories (the
+// stand-in's measured sigma is wider than the prior's at their cut-offs;
+// 1.713 either way), and stays as the rule for histories where it is not:
+//
+//	COMMITEA_CV_GRID='narrow=-1,100;floor=-1;shared=-1,1' go test ./scheduler -run RealDataCV -v
+//	COMMITEA_CV_GRID='wide=100,25;narrow=100;floor=-1,0.5;shared=1,2.5' go test ./scheduler -run RealDataCV -v
+//
+// (both before the factor moved to normal scores).
 package scheduler

@@ -142,14 +142,18 @@ type plan struct {
 	items   []planItem
 	deps    []int32
 	tables  []float32
-	people  []planPerson
-	tls     []*timeline // per person, the kernel's copy of people[k].tl
-	pool    []int32
-	poolPos []int32 // per person: slot in pool, -1 when not in it
-	groups  []planGroup
-	unsched map[int64]string // open issue number -> reason
-	openIdx []int32          // open issues (Input.Issues indices) by number
-	itemOf  map[int64]int32  // issue number -> position, schedulable only
+	// shared correlates a trial's draws (Calibration.SharedSigma), nil
+	// when they are independent; sharedKey is its draw stream.
+	shared    *copula
+	sharedKey uint64
+	people    []planPerson
+	tls       []*timeline // per person, the kernel's copy of people[k].tl
+	pool      []int32
+	poolPos   []int32 // per person: slot in pool, -1 when not in it
+	groups    []planGroup
+	unsched   map[int64]string // open issue number -> reason
+	openIdx   []int32          // open issues (Input.Issues indices) by number
+	itemOf    map[int64]int32  // issue number -> position, schedulable only
 	// prevSame is, per item, the previous item of the same person, -1 none.
 	prevSame []int32
 	// groupTails is, per group, its last item of each person, in list
@@ -373,6 +377,10 @@ func newPlan(in Input, opts Options) (*plan, error) {
 	}
 
 	// Milestone groups and effort tables.
+	if c := in.Calibration; c.Sigma > 0 && c.SharedSigma/c.Sigma >= minSharedCorrelation {
+		p.shared = newCopula(min(c.SharedSigma/c.Sigma, 0.95))
+		p.sharedKey = issueStream(p.seed, sharedDrawKey)
+	}
 	groupIdx := map[int64]int32{}
 	tableAt := map[float64]int32{}
 	p.itemOf = make(map[int64]int32, len(order))

@@ -57,6 +57,58 @@ func drawIndex(key uint64, trial int) uint32 {
 	return uint32(h>>(16*(trial%drawsPerHash))) & (drawTableSize - 1)
 }
 
+// sharedDrawKey is the draw key of the per-trial factor every effort of a
+// trial shares (Calibration.SharedSigma): no issue or proposal has it.
+const sharedDrawKey = math.MinInt64 + 1
+
+// The shared trial factor (Calibration.SharedSigma) correlates the draws
+// of a trial through their normal scores (a Gaussian copula): an issue's
+// slot index i gives its own score z_i = Φ⁻¹((i+½)/N), the trial's key gives
+// a common score z_t, and the draw uses the slot of Φ(a·z_t + b·z_i) with
+// a = SharedSigma/Sigma, b = √(1−a²). a·z_t + b·z_i is standard normal
+// again, so every issue's own distribution, conditioned on its spent
+// hours or not, is exactly what it is without the factor; only the issues
+// of one trial now run slow or fast together. Below minSharedCorrelation
+// (a < 0.1, 1% of the variance) the factor is left out.
+const minSharedCorrelation = 0.1
+
+// scoreCells is the resolution of the table that maps a normal score back
+// to its slot: scores in [−scoreRange, scoreRange), in 2^15 cells.
+const (
+	scoreCells = 1 << 15
+	scoreRange = 4.0
+)
+
+// copula holds the tables of the shared factor.
+type copula struct {
+	a, b  float64
+	score [drawTableSize]float32 // z of each slot
+	slot  []uint16               // per score cell, the slot of its centre
+}
+
+func newCopula(a float64) *copula {
+	c := &copula{a: a, b: math.Sqrt(1 - a*a), slot: make([]uint16, scoreCells)}
+	for i := range c.score {
+		c.score[i] = float32(normalQuantile((float64(i) + 0.5) / drawTableSize))
+	}
+	for k := range c.slot {
+		z := -scoreRange + (float64(k)+0.5)*(2*scoreRange/scoreCells)
+		c.slot[k] = uint16(min(math.Floor(normalCDF(z)*drawTableSize), drawTableSize-1))
+	}
+	return c
+}
+
+// slotOf is the slot of the normal score z.
+func (c *copula) slotOf(z float64) uint32 {
+	k := int((z + scoreRange) * (scoreCells / (2 * scoreRange)))
+	if k < 0 {
+		k = 0
+	} else if k >= scoreCells {
+		k = scoreCells - 1
+	}
+	return uint32(c.slot[k])
+}
+
 // normalQuantile is the standard normal inverse CDF.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
@@ -188,6 +240,9 @@ func InputSeed(in Input) uint64 {
 	u64(boolBit(c.ColdStart))
 	f64(c.GlobalMultiplier)
 	f64(c.Sigma)
+	if c.SharedSigma != 0 {
+		f64(c.SharedSigma)
+	}
 	for _, list := range [][]Bias{c.ByLabelBias, c.ByPersonBias} {
 		u64(uint64(len(list)))
 		for _, b := range list {

@@ -98,11 +98,20 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 	var ready [B]float64
 	var depPred [B]int32
 	var effs [B]float64
+	// The trial's common score, times its weight (see copula).
+	var common [B]float64
+	if c := p.shared; c != nil {
+		for t := range B {
+			common[t] = c.a * float64(c.score[drawIndex(p.sharedKey, t0+t)])
+		}
+	}
 	for pos := range items {
 		it := &items[pos]
 		tab := (*[drawTableSize]float32)(tables[it.tab : it.tab+drawTableSize])
 		scale, spent := float64(it.scale), float64(it.spent)
-		if t0%drawsPerHash == 0 && spent == 0 {
+		if p.shared != nil {
+			p.blockDraws(it, tab, t0, &effs, &common)
+		} else if t0%drawsPerHash == 0 && spent == 0 {
 			// The common case: an aligned block of an issue not started,
 			// the whole lognormal straight from the four slices of each
 			// hash (see drawIndex). A compare, not max: no NaN handling.
@@ -128,7 +137,7 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 				e[0], e[1], e[2], e[3] = e0, e1, e2, e3
 			}
 		} else {
-			p.blockDraws(it, tab, t0, &effs)
+			p.blockDraws(it, tab, t0, &effs, nil)
 		}
 		hasDeps := it.depHi > it.depLo
 		if hasDeps {
@@ -222,8 +231,9 @@ func (p *plan) runBlock(t0 int, s *blockState, hist []uint64, grids []issueGrid)
 }
 
 // blockDraws fills effs with an item's efforts for trials t0 .. t0+B-1
-// in the general case: any alignment, started or not.
-func (p *plan) blockDraws(it *planItem, tab *[drawTableSize]float32, t0 int, effs *[blockTrials]float64) {
+// in the general case: any alignment, started or not, and correlated
+// through the trials' common scores when common is not nil.
+func (p *plan) blockDraws(it *planItem, tab *[drawTableSize]float32, t0 int, effs *[blockTrials]float64, common *[blockTrials]float64) {
 	const B = blockTrials
 	// Slot indices for the block: four per hash (see drawIndex).
 	var idx [B]uint32
@@ -238,6 +248,11 @@ func (p *plan) blockDraws(it *planItem, tab *[drawTableSize]float32, t0 int, eff
 	} else {
 		for t := range B {
 			idx[t] = drawIndex(it.key, t0+t)
+		}
+	}
+	if c := p.shared; common != nil && c != nil {
+		for t := range B {
+			idx[t] = c.slotOf(common[t] + c.b*float64(c.score[idx[t]&(drawTableSize-1)]))
 		}
 	}
 	scale, spent, lo, span := float64(it.scale), float64(it.spent), it.lo, it.span

@@ -54,7 +54,15 @@ package scheduler
 // issues, files issues up to 30 days ahead and works them in its own
 // order at random priorities, and never touches the backlog it was given
 // (filed up to 120 days back, launch work at p/0–p/1), all of which the
-// planned forecast cannot know.
+// planned forecast cannot know. The last is most of it: of the 715 issue
+// forecasts of the demo's replay (seed 1, 200 trials), 305 are of issues
+// never done by the end, the untouched backlog that the forecast, by
+// priority, schedules first, and 232 of those had their p50 before the
+// end (a miss each); of the 410 done, p50 covered 0.410, and of the 78
+// already started at their cut-off 0.808. So the demo's figure measures
+// the generator's team ignoring its priorities, not the forecast; the
+// generator is unchanged (TestLiveBacktestGeneratedProject judges the
+// forecast on a Planned history instead).
 
 import (
 	"cmp"

@@ -145,8 +145,14 @@ type Calibration struct {
 	ColdStart        bool    `json:"coldStart"`
 	GlobalMultiplier float64 `json:"globalMultiplier"`
 	Sigma            float64 `json:"sigma"`
-	ByLabelBias      []Bias  `json:"byLabelBias"`
-	ByPersonBias     []Bias  `json:"byPersonBias"`
+	// SharedSigma is the part of Sigma that every issue of a trial shares
+	// (SharedSpread): the trial's draws are correlated by
+	// (SharedSigma/Sigma)² through their normal scores (see copula), so a
+	// milestone's issues run slow or fast together as a team's do, while
+	// every issue keeps its own distribution; 0 draws them independently.
+	SharedSigma  float64 `json:"sharedSigma,omitempty"`
+	ByLabelBias  []Bias  `json:"byLabelBias"`
+	ByPersonBias []Bias  `json:"byPersonBias"`
 }
 
 // EffortParams returns the lognormal parameters (mu, sigma of ln hours) of

@@ -47,6 +47,7 @@ const (
 	RemoveLabel  ChangeKind = "remove_label"  // Issue, Label (matched case-insensitively)
 	AddIssue     ChangeKind = "add_issue"     // NewIssue
 	SetCapacity  ChangeKind = "set_capacity"  // Person, HoursPerDay and/or TimeOff
+	SetAssignees ChangeKind = "set_assignees" // Issue, Assignees (none unassigns it)
 )
 
 // Change is one hypothetical change; Kind says which fields it reads.
@@ -64,6 +65,7 @@ type Change struct {
 	Person      string      `json:"person,omitempty"`
 	HoursPerDay float64     `json:"hoursPerDay,omitempty"`
 	TimeOff     []DateRange `json:"timeOff,omitempty"`
+	Assignees   []string    `json:"assignees,omitempty"`
 }
 
 // MilestoneDelta is one milestone before and after a what-if.
@@ -207,7 +209,7 @@ func ApplyChanges(in Input, changes []Change) (Input, []int64, error) {
 		var err error
 		var is *Issue
 		switch c.Kind {
-		case SetEstimate, SetPriority, SetMilestone, AddDep, RemoveDep, CloseIssue, RemoveLabel:
+		case SetEstimate, SetPriority, SetMilestone, AddDep, RemoveDep, CloseIssue, RemoveLabel, SetAssignees:
 			is, err = issueAt(c.Issue)
 		case AddIssue:
 			if c.NewIssue == nil {
@@ -330,6 +332,24 @@ func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Mile
 		is.DependsOn = slices.DeleteFunc(is.DependsOn, func(d int64) bool { return d == c.DependsOn })
 	case CloseIssue:
 		is.State = Done
+	case SetAssignees:
+		// The first assignee in login order works it, as the mirror reads
+		// Gitea's list; assigning is starting (DESIGN §4), so open work
+		// not yet in review steeps when someone holds it and goes back to
+		// triage when nobody does.
+		is.Assignee = FirstAssignee(c.Assignees)
+		if is.State == Steeping || is.State == Triage || is.State == Diagnosis {
+			switch {
+			case is.Assignee != "":
+				is.State = Steeping
+			case is.Estimate != "" || is.Milestone != 0 || slices.ContainsFunc(is.Labels, func(l string) bool {
+				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "p/")
+			}):
+				is.State = Triage
+			default:
+				is.State = Diagnosis
+			}
+		}
 	case SetCapacity:
 		if c.Person == "" {
 			return errors.New("no person")
@@ -351,6 +371,19 @@ func applyChange(out *Input, c Change, is *Issue, milestoneAt func(int64) (*Mile
 		return fmt.Errorf("unknown change kind %q", c.Kind)
 	}
 	return nil
+}
+
+// FirstAssignee is the login that works an issue assigned to logins: the
+// first in byte order, blanks left out ("" for none), as the mirror keeps
+// Gitea's assignees sorted.
+func FirstAssignee(logins []string) string {
+	first := ""
+	for _, l := range logins {
+		if l = strings.TrimSpace(l); l != "" && (first == "" || l < first) {
+			first = l
+		}
+	}
+	return first
 }
 
 // replaceLabel swaps the labels of one namespace (est/, p/) for

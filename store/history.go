@@ -71,6 +71,11 @@ func versionSource(delivery string) string {
 // when it differs from the last of them.
 func ReplaceIssueHistory(ctx context.Context, q DBTX, projectID, number int64, versions []IssueVersion) error {
 	b := &pgx.Batch{}
+	queueReplaceIssueHistory(b, projectID, number, versions)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace history of issue %d", number))
+}
+
+func queueReplaceIssueHistory(b *pgx.Batch, projectID, number int64, versions []IssueVersion) {
 	b.Queue(`DELETE FROM issue_history WHERE project_id = $1 AND number = $2`, projectID, number)
 	for _, v := range versions {
 		deps := v.DependsOn
@@ -85,7 +90,6 @@ func ReplaceIssueHistory(ctx context.Context, q DBTX, projectID, number int64, v
 			projectID, number, v.ValidFrom, cleanText(v.State), v.ClosedAt, cleanTexts(v.Labels), v.Milestone, cleanTexts(v.Assignees), deps, cleanText(v.Source))
 	}
 	queueVersion(b, projectID, number, VersionSync, nil)
-	return runBatch(ctx, q, b, fmt.Sprintf("replace history of issue %d", number))
 }
 
 // IssueHistory loads a project's issue versions by issue, then time.

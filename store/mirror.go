@@ -18,12 +18,15 @@ type IssueWrite struct {
 // upsertIssueSQL keeps the newest version of an issue: a row older than the
 // one stored (by Gitea's updated_at) is ignored, so a late webhook cannot
 // undo what reconcile already brought in, and webhook and reconcile
-// converge on the same row.
+// converge on the same row. Of the same second (Gitea's resolution, and
+// every webhook of one change carries it), an API read wins over a
+// delivery, which may show a step of the change rather than its end
+// (migration 017); deliveries of the same second apply in order.
 const upsertIssueSQL = `
 INSERT INTO issues (project_id, number, gitea_id, is_pull, title, body, state, labels, milestone_id,
 	assignees, author, ref, created_at, updated_at, closed_at, due_date, merged, closing_refs,
-	last_activity_at, last_delivery)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+	last_activity_at, last_delivery, delivered)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $20 <> '')
 ON CONFLICT (project_id, number) DO UPDATE SET
 	gitea_id = EXCLUDED.gitea_id, is_pull = EXCLUDED.is_pull, title = EXCLUDED.title,
 	body = EXCLUDED.body, state = EXCLUDED.state, labels = EXCLUDED.labels,
@@ -32,8 +35,10 @@ ON CONFLICT (project_id, number) DO UPDATE SET
 	closed_at = EXCLUDED.closed_at, due_date = EXCLUDED.due_date, merged = EXCLUDED.merged,
 	closing_refs = EXCLUDED.closing_refs,
 	last_activity_at = GREATEST(issues.last_activity_at, EXCLUDED.last_activity_at),
-	last_delivery = CASE WHEN EXCLUDED.last_delivery = '' THEN issues.last_delivery ELSE EXCLUDED.last_delivery END
-WHERE issues.updated_at <= EXCLUDED.updated_at`
+	last_delivery = CASE WHEN EXCLUDED.last_delivery = '' THEN issues.last_delivery ELSE EXCLUDED.last_delivery END,
+	delivered = EXCLUDED.delivered
+WHERE issues.updated_at < EXCLUDED.updated_at
+	OR issues.updated_at = EXCLUDED.updated_at AND (issues.delivered OR NOT EXCLUDED.delivered)`
 
 func queueIssueUpsert(b *pgx.Batch, projectID int64, w IssueWrite) {
 	i := w.Issue
@@ -160,13 +165,17 @@ func UpsertMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milesto
 // ReplaceDependencies sets what one issue depends on.
 func ReplaceDependencies(ctx context.Context, q DBTX, projectID, issue int64, deps []Dependency) error {
 	b := &pgx.Batch{}
+	queueReplaceDependencies(b, projectID, issue, deps)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
+}
+
+func queueReplaceDependencies(b *pgx.Batch, projectID, issue int64, deps []Dependency) {
 	b.Queue(`DELETE FROM dependencies WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, d := range deps {
 		b.Queue(`INSERT INTO dependencies (project_id, issue, depends_on, depends_on_repo) VALUES ($1, $2, $3, $4)
 			ON CONFLICT DO NOTHING`, projectID, issue, d.DependsOn, cleanText(d.DependsOnRepo))
 	}
 	queueVersion(b, projectID, issue, VersionSync, nil)
-	return runBatch(ctx, q, b, fmt.Sprintf("replace dependencies of issue %d", issue))
 }
 
 // AddDependency records one dependency; adding one twice is harmless.
@@ -244,13 +253,17 @@ func DeleteComment(ctx context.Context, q DBTX, projectID, id int64) error {
 // ReplaceTimeline sets the timeline of one issue.
 func ReplaceTimeline(ctx context.Context, q DBTX, projectID, issue int64, evs []TimelineEvent) error {
 	b := &pgx.Batch{}
+	queueReplaceTimeline(b, projectID, issue, evs)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
+}
+
+func queueReplaceTimeline(b *pgx.Batch, projectID, issue int64, evs []TimelineEvent) {
 	b.Queue(`DELETE FROM timeline_events WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, e := range evs {
 		b.Queue(`INSERT INTO timeline_events (project_id, id, issue, kind, actor, created_at, label, assignee, removed, milestone_id, ref_issue)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (project_id, id) DO NOTHING`,
 			projectID, e.ID, issue, cleanText(e.Kind), cleanText(e.Actor), e.CreatedAt, cleanText(e.Label), cleanText(e.Assignee), e.Removed, e.Milestone, e.RefIssue)
 	}
-	return runBatch(ctx, q, b, fmt.Sprintf("replace timeline of issue %d", issue))
 }
 
 func runBatch(ctx context.Context, q DBTX, b *pgx.Batch, what string) error {

@@ -50,16 +50,23 @@ func (m *MirrorBatch) Label(l Label) {
 		m.projectID, l.ID, cleanText(l.Name), cleanText(l.Color), cleanText(l.Description), l.Exclusive)
 }
 
-// Milestone queues a milestone upsert, written only when it differs (see
-// Label).
+// Milestone queues a milestone upsert from a delivery's copy of it,
+// written only when it differs (see Label) and only over an older copy.
+// Gitea sends no webhook for a milestone edit: the copy rides on an issue
+// event and was rendered when that event happened, so a delivery that
+// arrives after an edit written through (set_deadline_hard) or reconciled
+// would otherwise put the milestone back as it was. A copy replaces the
+// row only when its updated_at is later, or when either lacks one.
 func (m *MirrorBatch) Milestone(x Milestone) {
 	m.b.Queue(`INSERT INTO milestones (project_id, id, title, description, state, due_on, closed_at, updated_at)
 		SELECT $1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz, $8::timestamptz
-		WHERE NOT EXISTS (SELECT 1 FROM milestones WHERE project_id = $1 AND id = $2 AND title = $3 AND description = $4
+		WHERE NOT EXISTS (SELECT 1 FROM milestones WHERE project_id = $1 AND id = $2 AND (title = $3 AND description = $4
 			AND state = $5 AND due_on IS NOT DISTINCT FROM $6 AND closed_at IS NOT DISTINCT FROM $7
-			AND updated_at IS NOT DISTINCT FROM $8)
+			AND updated_at IS NOT DISTINCT FROM $8
+			OR updated_at IS NOT NULL AND $8::timestamptz IS NOT NULL AND updated_at >= $8::timestamptz))
 		ON CONFLICT (project_id, id) DO UPDATE SET title = EXCLUDED.title, description = EXCLUDED.description,
-		state = EXCLUDED.state, due_on = EXCLUDED.due_on, closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at`,
+		state = EXCLUDED.state, due_on = EXCLUDED.due_on, closed_at = EXCLUDED.closed_at, updated_at = EXCLUDED.updated_at
+		WHERE milestones.updated_at IS NULL OR EXCLUDED.updated_at IS NULL OR EXCLUDED.updated_at > milestones.updated_at`,
 		m.projectID, x.ID, cleanText(x.Title), cleanText(x.Description), cleanText(x.State), x.DueOn, x.ClosedAt, x.UpdatedAt)
 }
 

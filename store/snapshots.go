@@ -120,12 +120,16 @@ func RecordTransitions(ctx context.Context, q DBTX, projectID int64, states []Is
 // backfill does from Gitea's issue timeline.
 func ReplaceTransitions(ctx context.Context, q DBTX, projectID, issue int64, ts []Transition) error {
 	b := &pgx.Batch{}
+	queueReplaceTransitions(b, projectID, issue, ts)
+	return runBatch(ctx, q, b, fmt.Sprintf("replace transitions of issue %d", issue))
+}
+
+func queueReplaceTransitions(b *pgx.Batch, projectID, issue int64, ts []Transition) {
 	b.Queue(`DELETE FROM transitions WHERE project_id = $1 AND issue = $2`, projectID, issue)
 	for _, t := range ts {
 		b.Queue(`INSERT INTO transitions (project_id, issue, from_state, to_state, at, cause) VALUES ($1, $2, $3, $4, $5, $6)`,
 			projectID, issue, t.From, t.To, t.At, t.Cause)
 	}
-	return runBatch(ctx, q, b, fmt.Sprintf("replace transitions of issue %d", issue))
 }
 
 // Transitions loads a project's transitions in order.

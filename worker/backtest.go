@@ -60,6 +60,10 @@ type BacktestRecord struct {
 	Live *scheduler.LiveBacktest `json:"live,omitempty"`
 }
 
+// backfillWait is how long a backtest waits for the project's first
+// import to finish before it looks again.
+const backfillWait = 5 * time.Second
+
 // Timeout allows for long histories.
 func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { return 30 * time.Minute }
 
@@ -67,6 +71,17 @@ func (w *BacktestWorker) Timeout(*river.Job[BacktestArgs]) time.Duration { retur
 func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs]) error {
 	start := time.Now()
 	id := job.Args.ProjectID
+	// Not during the project's first import: the backfill writes each
+	// issue's history a checkpoint at a time, and a replay before it is
+	// done reads the issues without one as they stand today at every
+	// cut-off (history.Complete); the recompute after the import would
+	// not run another, its closed set being the same. Snoozing does not
+	// count as an attempt.
+	if busy, err := store.JobUnfinished(ctx, w.Pool, BackfillArgs{}.Kind(), id); err != nil {
+		return fmt.Errorf("backtest: %w", err)
+	} else if busy {
+		return river.JobSnooze(backfillWait)
+	}
 	var versions []store.IssueVersion
 	st, err := loadProjectState(ctx, w.Pool, id, func(tx store.Tx) error {
 		var err error
@@ -99,11 +114,16 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 	}
 	rec := BacktestRecord{BacktestResult: res}
 	if w.Forecaster != nil {
-		live, err := w.replay(st, versions, model, items, now.UTC(), trials)
+		live, points, err := w.replay(st, versions, model, items, now.UTC(), trials)
 		if err != nil {
 			return fmt.Errorf("backtest %s: %w", project.FullName(), err)
 		}
 		rec.Live = &live
+		// The cut-offs' forecasts are each milestone's history before
+		// CommiTea watched it (the page shows live points after).
+		if err := store.InTx(ctx, w.Pool, func(tx store.Tx) error { return store.ReplaceReplayedForecasts(ctx, tx, id, points) }); err != nil {
+			return err
+		}
 	}
 	raw, err := json.Marshal(rec)
 	if err != nil {
@@ -134,8 +154,9 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 // calendars, priorities, dependencies.
 const liveHorizon = 14 * 24 * time.Hour
 
-// replay runs the live model at every cut-off and scores it.
-func (w *BacktestWorker) replay(st projectState, versions []store.IssueVersion, now engineModel, items []scheduler.HistoryItem, end time.Time, trials int) (scheduler.LiveBacktest, error) {
+// replay runs the live model at every cut-off and scores it; it returns
+// the cut-offs' milestone forecasts as history points too.
+func (w *BacktestWorker) replay(st projectState, versions []store.IssueVersion, now engineModel, items []scheduler.HistoryItem, end time.Time, trials int) (scheduler.LiveBacktest, []store.MilestonePoint, error) {
 	f := *w.Forecaster
 	f.Trials, f.Jobs = trials, nil
 	versions = history.Complete(st.mirror, versions)
@@ -161,12 +182,14 @@ func (w *BacktestWorker) replay(st projectState, versions []store.IssueVersion, 
 		}
 	}
 	var cuts []scheduler.LiveCutoff
+	var points []store.MilestonePoint
 	for _, c := range cutoffs {
 		at := atCutoff(st, versions, c)
 		run, err := f.forecast(at, freshPlan(scheduler.AsOf(c)), c, false)
 		if err != nil {
-			return scheduler.LiveBacktest{}, fmt.Errorf("cut-off %s: %w", c.Format(time.DateOnly), err)
+			return scheduler.LiveBacktest{}, nil, fmt.Errorf("cut-off %s: %w", c.Format(time.DateOnly), err)
 		}
+		points = append(points, milestonePoints(run.forecast, at.mirror, 0)...)
 		lc := scheduler.LiveCutoff{At: run.forecast.Now, Forecast: run.forecast, Done: map[int64]time.Time{}, Discarded: discarded,
 			Milestones: map[int64]scheduler.LiveMilestone{}}
 		for _, is := range run.forecast.Issues {
@@ -208,7 +231,7 @@ func (w *BacktestWorker) replay(st projectState, versions []store.IssueVersion, 
 		}
 		cuts = append(cuts, lc)
 	}
-	return scheduler.ScoreLive(cuts, items, scheduler.LiveOptions{End: end, Trials: trials}), nil
+	return scheduler.ScoreLive(cuts, items, scheduler.LiveOptions{End: end, Trials: trials}), points, nil
 }
 
 // atCutoff is the project state as it stood at c.

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -92,6 +93,23 @@ func liveBacktest(t *testing.T, gen giteafake.Project) BacktestRecord {
 	}
 	if rec.Live == nil {
 		t.Fatal("the backtest stored no replay of the live model")
+	}
+	// The replay's cut-offs are the milestones' history before CommiTea
+	// watched: each track-record forecast is one of its points.
+	for _, r := range rec.Live.Record {
+		h, err := store.MilestoneHistory(ctx, pool, p.ID, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, pt := range h {
+			if pt.Source == store.HistoryReplay && pt.At.Equal(r.ForecastAt) && pt.P50.Equal(r.P50) && pt.P80.Equal(r.P80) {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no replayed point in its history for the forecast of %s (p50 %s, p80 %s)", r.Title, r.ForecastAt, r.P50, r.P80)
+		}
 	}
 	return rec
 }
@@ -203,5 +221,81 @@ func TestReplayAtNowIsTheRecompute(t *testing.T) {
 	}
 	if len(live.forecast.Issues) == 0 {
 		t.Fatal("nothing forecast")
+	}
+}
+
+// TestBacktestsAndLiveShareTheRules: the live forecast, its replay and the
+// people-less replay fit their calibration through scheduler.Calibrate, the
+// one place that applies the sample rule (PlausibleSample) and the spread
+// rule (SpreadSigma, SharedSpread); only the effort they measure differs
+// (tracked time or a person's working hours; the queue-share stand-in).
+func TestBacktestsAndLiveShareTheRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	_, pool := storetest.NewDB(t)
+	fake, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 3, Now: now, HistoryDays: 150, Planned: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return now }
+	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: clock}
+	if err := s.Backfill(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 100, People: generatedPeople(t, giteafake.DemoTeam(), now), Now: clock}
+	var versions []store.IssueVersion
+	st, err := loadProjectState(ctx, pool, p.ID, func(tx store.Tx) error {
+		var err error
+		versions, err = store.IssueHistory(ctx, tx, p.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := now.AddDate(0, 0, -30)
+	for _, at := range []time.Time{now, cut} {
+		m := f.model(atCutoff(st, versions, at), freshPlan(scheduler.AsOf(at)), at)
+		if len(m.samples) < 10 {
+			t.Fatalf("%s: %d samples, want a warm calibration", at, len(m.samples))
+		}
+		if got, want := m.input.Calibration, scheduler.Calibrate(m.samples, f.Calibration); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the live calibration is not Calibrate of its samples:\n got %+v\nwant %+v", at, got, want)
+		}
+		tracked := 0
+		for _, s := range m.samples {
+			if s.Effort == scheduler.EffortQueueShare {
+				t.Fatalf("a live sample carries the queue-share stand-in")
+			}
+			if s.Effort == scheduler.EffortTracked {
+				tracked++
+			}
+		}
+		if tracked == 0 || tracked == len(m.samples) {
+			t.Errorf("%d of %d live samples are tracked time; the generated history tracks about a third", tracked, len(m.samples))
+		}
+	}
+	model := buildModel(st.source(f.People, f.DefaultCalendar, 0), now, now)
+	items := historyItems(st.mirror, model.statuses, append(st.transitions, model.transitions...))
+	cal, samples := scheduler.BacktestCalibration(items, cut, f.Calibration)
+	if len(samples) == 0 {
+		t.Fatal("the people-less replay has no samples at the cut-off")
+	}
+	if want := scheduler.Calibrate(samples, f.Calibration); !reflect.DeepEqual(cal, want) {
+		t.Errorf("the people-less calibration is not Calibrate of its samples:\n got %+v\nwant %+v", cal, want)
+	}
+	for _, s := range samples {
+		if s.Effort != scheduler.EffortQueueShare {
+			t.Fatalf("a people-less sample does not carry the stand-in")
+		}
 	}
 }

@@ -64,6 +64,10 @@ type SnapshotData struct {
 	// forecast's Now) and who picks up unassigned work in that hour.
 	// Snapshots older than plans lack it.
 	Plan Plan `json:"plan"`
+	// Rescue is the rescue options of every milestone at risk, each
+	// re-scored as the snapshot after its changes will read it (see
+	// Forecaster.rescue). Snapshots older than rescue plans lack it.
+	Rescue []scheduler.MilestoneRescue `json:"rescue,omitempty"`
 }
 
 // emptyLists makes the lists of a project with nothing in them encode as
@@ -177,6 +181,10 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		data.Counts = countMirror(mirror)
 		data.Counts.Samples = len(run.model.samples)
 		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
+		if k == len(runs)-1 {
+			// Only the latest snapshot is read and acted on.
+			data.Rescue = f.rescue(ctx, st, run, now)
+		}
 		data.emptyLists()
 		raw, err := json.Marshal(data)
 		if err != nil {
@@ -199,11 +207,13 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 				return fmt.Errorf("enqueue backtest: %w", err)
 			}
 		}
+		var version int64
 		for k, snap := range snaps {
-			version, err := store.PutSnapshot(ctx, tx, snap)
+			v, err := store.PutSnapshot(ctx, tx, snap)
 			if err != nil {
 				return err
 			}
+			version = v
 			if k == 0 {
 				// The first snapshot covering a directive's writes is the
 				// one its quote named (on the plan it was quoted on): the
@@ -212,6 +222,11 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 					return err
 				}
 			}
+		}
+		// The milestones' history outlives the snapshots (pruned to the
+		// last hundred): the published one, the last, is kept per hour.
+		if err := store.RecordMilestoneForecasts(ctx, tx, projectID, milestonePoints(cur.forecast, mirror, version)); err != nil {
+			return err
 		}
 		if st.hold != nil {
 			return store.ReleasePlanHold(ctx, tx, projectID, counter)
@@ -225,6 +240,37 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()), slog.Int("snapshots", len(snaps)),
 		slog.Int("open", countMirror(mirror).Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
 	return nil
+}
+
+// milestonePoints are a forecast's milestones as history points: the
+// forecast's range and chance, its open work, and the issues of the
+// milestone closed in mirror (the project as the forecast saw it).
+func milestonePoints(f scheduler.Forecast, mirror store.Mirror, version int64) []store.MilestonePoint {
+	done := map[int64]int{}
+	for _, i := range mirror.Issues {
+		if !i.IsPull && i.State == "closed" && i.Milestone != nil {
+			done[*i.Milestone]++
+		}
+	}
+	onTime := map[int64]float64{}
+	for _, fin := range f.Finish {
+		if fin.Trials > 0 {
+			onTime[fin.ID] = float64(fin.OnTime) / float64(fin.Trials)
+		}
+	}
+	out := make([]store.MilestonePoint, 0, len(f.Milestones))
+	for _, m := range f.Milestones {
+		p := store.MilestonePoint{MilestoneID: m.ID, At: f.Now, Version: version, Title: m.Title, Due: m.Due, Hard: m.Hard,
+			Open: m.Open, Done: done[m.ID], PDue: m.PDue}
+		if share, ok := onTime[m.ID]; ok && !m.Due.IsZero() {
+			p.PDue = share
+		}
+		if m.Open > 0 {
+			p.P10, p.P50, p.P80 = m.P10, m.P50, m.P80
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // forecastOptions keys a project's random streams to the project itself,

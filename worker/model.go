@@ -388,6 +388,9 @@ func buildModel(src modelSource, asOf, now time.Time) engineModel {
 					Number: i.Number, NominalHours: size.NominalHours(), ActualHours: effort(i.Number),
 					Labels: i.Labels, Person: assignee,
 				}
+				if tracked[i.Number] > 0 {
+					s.Effort = scheduler.EffortTracked
+				}
 				if i.ClosedAt != nil {
 					s.FinishedAt = minTime(*i.ClosedAt, asOf)
 				}

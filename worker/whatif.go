@@ -161,7 +161,7 @@ func applyToMirror(st projectState, changes []scheduler.Change, now time.Time) (
 // changeMirror makes one change to an existing issue or milestone.
 func changeMirror(m *store.Mirror, c scheduler.Change, now time.Time, issue func(int64) (*store.Issue, error), milestone func(int64) (*store.Milestone, error)) error {
 	switch c.Kind {
-	case scheduler.SetEstimate, scheduler.SetPriority, scheduler.SetMilestone, scheduler.RemoveLabel, scheduler.CloseIssue:
+	case scheduler.SetEstimate, scheduler.SetPriority, scheduler.SetMilestone, scheduler.RemoveLabel, scheduler.CloseIssue, scheduler.SetAssignees:
 		is, err := issue(c.Issue)
 		if err != nil {
 			return err
@@ -187,6 +187,20 @@ func changeMirror(m *store.Mirror, c scheduler.Change, now time.Time, issue func
 				}
 				is.Milestone = &c.Milestone
 			}
+		case scheduler.SetAssignees:
+			// As the mirror reads Gitea's answer: sorted, each login once.
+			var logins []string
+			for _, l := range c.Assignees {
+				if l = strings.TrimSpace(l); l != "" {
+					logins = append(logins, l)
+				}
+			}
+			slices.Sort(logins)
+			logins = slices.Compact(logins)
+			if slices.Equal(logins, is.Assignees) || len(logins) == 0 && len(is.Assignees) == 0 {
+				return nil // Gitea changes nothing, so nothing is touched
+			}
+			is.Assignees = logins
 		case scheduler.CloseIssue:
 			if is.State != "closed" {
 				closed := now

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -88,6 +89,7 @@ type Dashboard struct {
 // snapshot is the stored snapshot as the dashboard reads it.
 type snapshot struct {
 	worker.SnapshotData
+	version int64
 }
 
 type cachedSnapshot struct {
@@ -110,7 +112,11 @@ func New(cfg Config) (*Dashboard, error) {
 	cfg.GiteaURL = strings.TrimSuffix(cfg.GiteaURL, "/")
 	d := &Dashboard{cfg: cfg, pages: map[string]*template.Template{}, cache: map[int64]cachedSnapshot{}}
 	for _, page := range []string{"index", "board", "runway", "milestone", "calibration", "directives", "standup", "flow", "issue", "people"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
+		files := []string{"templates/layout.html", "templates/" + page + ".html"}
+		if page == "milestone" {
+			files = append(files, "templates/rescue.html") // a section of its own
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, files...)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard template %s: %w", page, err)
 		}
@@ -290,6 +296,7 @@ func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapsh
 	if err := json.Unmarshal(s.Data, &data); err != nil {
 		return cachedSnapshot{}, fmt.Errorf("decode snapshot %d: %w", s.Version, err)
 	}
+	data.version = s.Version
 	// The forecaster's clock, which the pages' Now shares; the row's
 	// computed_at is the database's, which a demo's clock does not follow.
 	computed := data.ComputedAt
@@ -337,6 +344,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
 	"pct": func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" },
+	"inc": func(k int) int { return k + 1 },
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
 	"days": func(f float64) string {
 		if f >= 0 {
@@ -350,9 +358,10 @@ var funcs = template.FuncMap{
 		// Built by svg.go from numbers and escaped text only.
 		return template.HTML(s) // #nosec G203
 	},
-	"contains":  slices.Contains[[]string],
-	"flagKind":  flagKind,
-	"flagWords": flagWords,
-	"dayText":   dayText,
-	"chance":    chance,
+	"contains":     slices.Contains[[]string],
+	"flagKind":     flagKind,
+	"flagWords":    flagWords,
+	"dayText":      dayText,
+	"chance":       chance,
+	"withinPoints": func() int { return int(math.Round(calibratedWithin * 100)) },
 }

@@ -329,6 +329,10 @@ func TestCalibrationBacktest(t *testing.T) {
 	if len(rows) != 6 || strings.Join(cells, "|") != "finished by p80|80%|79%|55%" {
 		t.Fatalf("backtest rows = %d, p80 row %q", len(rows), cells)
 	}
+	words := find(doc, byID("backtest-words"))
+	if len(words) != 1 || !strings.Contains(text(words[0]), "CommiTea is the better forecast on single issues") || !strings.Contains(text(words[0]), "only 55% of the work") {
+		t.Fatalf("the backtest is not said in words: %v", words)
+	}
 }
 
 // TestCalibrationLiveBacktest: a backtest that replayed the live model

@@ -177,7 +177,13 @@ func TestStandupReport(t *testing.T) {
 	atRisk := find(doc, byID(standup.SectionAtRisk))[0]
 	for _, m := range g.Report.AtRisk {
 		link := "/ceo/demo/milestones/" + itoa(m.Milestone)
-		if len(find(atRisk, func(n *html.Node) bool { return n.Data == "a" && attr(n, "href") == link && text(n) == m.Title })) != 1 {
+		// Linked once, and once more under it when it has a best rescue
+		// (that line names the milestone first, for the prose check).
+		want := 1
+		if m.Rescue != nil {
+			want = 2
+		}
+		if len(find(atRisk, func(n *html.Node) bool { return n.Data == "a" && attr(n, "href") == link && text(n) == m.Title })) != want {
 			t.Errorf("at risk: no link to %s (%s)", m.Title, link)
 		}
 		if !strings.Contains(text(atRisk), pctText(m.Chance)+" chance to make it") {

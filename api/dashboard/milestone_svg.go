@@ -268,18 +268,22 @@ func coneSVG(m scheduler.MilestoneForecast, pts []curvePoint, sc timeScale, now 
 func weeksSVG(m scheduler.MilestoneForecast, fin *scheduler.MilestoneFinish, sc timeScale, now time.Time) string {
 	most := slices.Max(fin.Weeks)
 	top := math.Max(float64(most)/float64(fin.Trials), 0.01)
-	// A round top for the axis: the next 5% (or 1% under 10%).
-	step := 0.05
-	if top < 0.1 {
-		step = 0.01
+	// Round steps for the axis (1, 2, 5, 10, 20 or 25%), four or fewer.
+	step := 0.25
+	for _, s := range []float64{0.01, 0.02, 0.05, 0.1, 0.2} {
+		if top <= 4*s {
+			step = s
+			break
+		}
 	}
-	top = math.Ceil(top/step-1e-9) * step
+	lines := int(math.Ceil(top/step - 1e-9))
+	top = float64(lines) * step
 	y := func(share float64) float64 { return chartY(share / top) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="weeks" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="100%%" role="img" aria-label="Trials of %s finishing in each week">`,
 		chartW, chartH, esc(m.Title))
-	for k := 0; k <= 4; k++ {
-		share := top * float64(k) / 4
+	for k := 0; k <= lines; k++ {
+		share := step * float64(k)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eeeeee"/><text x="%.1f" y="%.1f" font-size="11" text-anchor="end" fill="#757575">%s</text>`,
 			chartLeft, y(share), chartW-chartRight, y(share), chartLeft-6, y(share)+4, shareText(share))
 	}

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
+	"github.com/commitea/commitea/worker"
 )
 
 // pathPoints reads an SVG path of M/L commands.
@@ -145,5 +147,77 @@ func TestFinishCurveThroughWeeks(t *testing.T) {
 	}
 	if last := pts[len(pts)-1]; last.p != 1 || !last.t.Equal(m.Quantiles[20]) {
 		t.Errorf("curve ends at %v, want 100%% at the last trial %v", last, m.Quantiles[20])
+	}
+}
+
+// TestMilestoneHistory: every recompute leaves each milestone's published
+// forecast in the history, one point an hour (the latest of the hour);
+// replayed points come before the first live one only; the page charts
+// them all, dashed where replayed.
+func TestMilestoneHistory(t *testing.T) {
+	t.Parallel()
+	d, pool, p := newTestDashboard(t)
+	ctx := context.Background()
+	log := d.cfg.Log
+	recompute := func(at time.Time) {
+		t.Helper()
+		f := &worker.Forecaster{Pool: pool, Log: log, Trials: 300, StaleWorkingDays: 3, Now: func() time.Time { return at }}
+		if err := f.Recompute(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay := []store.MilestonePoint{
+		{MilestoneID: 1, At: testNow.AddDate(0, 0, -30), Open: 9, Done: 1, Due: testNow.AddDate(0, 1, 0), P10: testNow, P50: testNow.AddDate(0, 0, 3), P80: testNow.AddDate(0, 0, 9), PDue: 0.9},
+		{MilestoneID: 1, At: testNow.AddDate(0, 0, -20), Open: 8, Done: 3, Due: testNow.AddDate(0, 1, 0), P10: testNow, P50: testNow.AddDate(0, 0, 5), P80: testNow.AddDate(0, 0, 12), PDue: 0.8},
+		// After the first live point: the live ones tell that part.
+		{MilestoneID: 1, At: testNow.Add(5 * time.Hour), Open: 1, Done: 1},
+	}
+	if err := store.ReplaceReplayedForecasts(ctx, pool, p.ID, replay); err != nil {
+		t.Fatal(err)
+	}
+	recompute(testNow.Add(2 * time.Hour))
+	recompute(testNow.Add(2*time.Hour + 10*time.Minute)) // same hour: replaces
+	s, err := d.snapshot(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.data.Forecast.Milestones {
+		h, err := store.MilestoneHistory(ctx, pool, p.ID, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var live []store.MilestonePoint
+		replayed := 0
+		for _, pt := range h {
+			if pt.Source == store.HistoryLive {
+				live = append(live, pt)
+			} else {
+				replayed++
+			}
+		}
+		if len(live) != 2 || !live[0].At.Equal(testNow.Truncate(time.Hour)) || !live[1].At.Equal(testNow.Add(2*time.Hour).Truncate(time.Hour)) {
+			t.Fatalf("milestone %d: live points %+v, want one at each recompute's hour", m.ID, live)
+		}
+		last := live[1]
+		fin := finishOf(s.data.Forecast, m.ID)
+		if last.Version != s.version || last.Open != m.Open || !last.P50.Equal(m.P50) || !last.P80.Equal(m.P80) || !last.Due.Equal(m.Due) ||
+			(!m.Due.IsZero() && last.PDue != float64(fin.OnTime)/float64(fin.Trials)) {
+			t.Errorf("milestone %d: last point %+v, published forecast %+v (version %d)", m.ID, last, m, s.version)
+		}
+		if want := map[int64]int{1: 2}[m.ID]; replayed != want {
+			t.Errorf("milestone %d: %d replayed points shown, want %d (only those before the first live one)", m.ID, replayed, want)
+		}
+	}
+	_, doc, _ := get(t, d.Handler(), "/ceo/demo/milestones/1")
+	svg := find(doc, byClass("svg", "history"))
+	if len(svg) != 1 || attr(svg[0], "data-points") != "4" {
+		t.Fatalf("history chart %v, want 4 points", svg)
+	}
+	sources := map[string]bool{}
+	for _, path := range find(svg[0], byClass("path", "p50")) {
+		sources[attr(path, "data-source")] = true
+	}
+	if !sources["live"] || !sources["replay"] || len(find(svg[0], byClass("rect", "open"))) != 4 || len(find(svg[0], byClass("line", "watching"))) != 1 {
+		t.Errorf("history chart draws p50 from %v, %d scope bars", sources, len(find(svg[0], byClass("rect", "open"))))
 	}
 }

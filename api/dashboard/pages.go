@@ -266,6 +266,14 @@ type milestoneData struct {
 	Cards          []card
 	Done           int
 	Blocked        int
+	// History is the forecast over the milestone's life (store's
+	// milestone_history); Live and Replayed count its points, Watched is
+	// the first live one.
+	History        string
+	Live, Replayed int
+	Watched        time.Time
+	// Rescue is set for a milestone at risk (rescue.go).
+	Rescue *rescueSection
 }
 
 func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot, r *http.Request) (string, any, error) {
@@ -307,6 +315,22 @@ func (d *Dashboard) milestone(ctx context.Context, p store.Project, s *snapshot,
 	if fin != nil {
 		data.OnTime, data.Trials = fin.OnTime, fin.Trials
 	}
+	points, err := store.MilestoneHistory(ctx, d.cfg.Pool, p.ID, id)
+	if err != nil {
+		return "", nil, err
+	}
+	data.History = historySVG(points, s.Forecast.Now)
+	for _, pt := range points {
+		if pt.Source == store.HistoryReplay {
+			data.Replayed++
+			continue
+		}
+		if data.Live == 0 {
+			data.Watched = pt.At
+		}
+		data.Live++
+	}
+	data.Rescue = rescueFor(s, id)
 	return m.Title, data, nil
 }
 
@@ -326,6 +350,10 @@ type calibrationData struct {
 	Record         []milestoneRecordRow
 	Kept80         int
 	PeopleLess     string
+	// Words say what the coverage table means (and MilestoneWords the
+	// milestones' table): each side against its target, which is better
+	// and why.
+	Words, MilestoneWords []string
 }
 
 type milestoneRecordRow struct {
@@ -363,13 +391,16 @@ func (d *Dashboard) calibration(_ context.Context, _ store.Project, s *snapshot,
 			}
 		}
 		data.Coverage = rows(b.BacktestScore, b.Baseline)
+		data.Words = backtestWords("single issues", b.BacktestScore, b.Baseline)
 		data.Cutoffs, data.Items = b.Cutoffs, b.Items
 		if l := b.Live; l != nil && l.Items.Items > 0 {
 			data.Live = true
 			data.Coverage = rows(l.Items.BacktestScore, l.Items.Baseline)
+			data.Words = backtestWords("single issues", l.Items.BacktestScore, l.Items.Baseline)
 			data.Cutoffs, data.Items = l.Items.Cutoffs, l.Items.Items
 			if l.Milestones.Items > 0 {
 				data.Milestones = rows(l.Milestones.BacktestScore, l.Milestones.Baseline)
+				data.MilestoneWords = backtestWords("milestones", l.Milestones.BacktestScore, l.Milestones.Baseline)
 			}
 			for _, r := range l.Record {
 				data.Record = append(data.Record, milestoneRecordRow{Title: r.Title, ForecastAt: r.ForecastAt.Format(time.DateOnly), Open: r.Open,

@@ -59,6 +59,10 @@ func TestBoardFilters(t *testing.T) {
 	for _, st := range s.data.Statuses {
 		status[st.Number] = st
 	}
+	forecast := map[int64]scheduler.IssueForecast{}
+	for _, f := range s.data.Forecast.Issues {
+		forecast[f.Number] = f
+	}
 	want := func(keep func(store.IssueCard) bool) []int64 {
 		var out []int64
 		for _, r := range rows {
@@ -84,10 +88,11 @@ func TestBoardFilters(t *testing.T) {
 			}
 		}
 	}
-	cases := []struct {
+	type filterCase struct {
 		query string
 		keep  func(store.IssueCard) bool
-	}{
+	}
+	cases := []filterCase{
 		{"milestone=1", func(r store.IssueCard) bool { return r.Milestone != nil && *r.Milestone == 1 }},
 		{"milestone=none", func(r store.IssueCard) bool { return r.Milestone == nil }},
 		{"assignee=" + assignee, func(r store.IssueCard) bool { return slices.Contains(r.Assignees, assignee) }},
@@ -97,16 +102,29 @@ func TestBoardFilters(t *testing.T) {
 		{"flag=stale", func(r store.IssueCard) bool { return status[r.Number].Stale }},
 		{"flag=no-estimate", func(r store.IssueCard) bool { return status[r.Number].MissingEstimate }},
 		{"flag=hard", func(r store.IssueCard) bool { _, _, hard := scheduler.ParseLabels(r.Labels); return hard }},
+		{"flag=unschedulable", func(r store.IssueCard) bool { return status[r.Number].Unschedulable != "" }},
+		{"flag=aging", func(r store.IssueCard) bool { return status[r.Number].Aging }},
+		{"flag=discarded", func(r store.IssueCard) bool { return status[r.Number].Discarded }},
+		{"flag=new", func(r store.IssueCard) bool { _, ok := status[r.Number]; return !ok }},
+		{"flag=unassigned", func(r store.IssueCard) bool {
+			f, ok := forecast[r.Number]
+			return ok && len(r.Assignees) == 0 && f.Unassigned && f.Assignee != ""
+		}},
 		{"milestone=1&flag=blocked", func(r store.IssueCard) bool {
 			return r.Milestone != nil && *r.Milestone == 1 && status[r.Number].Blocked
 		}},
+	}
+	for _, f := range flagFilters {
+		if !slices.ContainsFunc(cases, func(c filterCase) bool { return c.query == "flag="+f.Key }) {
+			t.Errorf("the board's flag filter %q has no case here", f.Key)
+		}
 	}
 	for _, c := range cases {
 		got, exp := boardNumbers(t, h, "/ceo/demo/?"+c.query), want(c.keep)
 		if !slices.Equal(got, exp) {
 			t.Errorf("?%s: cards %v, want %v", c.query, got, exp)
 		}
-		if len(exp) == 0 && !strings.Contains(c.query, "none") && !strings.Contains(c.query, "no-estimate") && !strings.Contains(c.query, "hard") {
+		if len(exp) == 0 && !strings.Contains(c.query, "none") && !slices.Contains([]string{"flag=no-estimate", "flag=hard", "flag=unschedulable", "flag=aging", "flag=discarded", "flag=new"}, c.query) {
 			t.Errorf("?%s matches nothing in the seeded project: the case shows nothing", c.query)
 		}
 	}
@@ -191,6 +209,25 @@ func TestIssuePage(t *testing.T) {
 	}
 	if rows := find(find(doc, byID("timeline"))[0], func(n *html.Node) bool { return n.Data == "tr" }); len(rows)-1 != len(v.Derived.Timeline) {
 		t.Errorf("timeline rows %d, view %d", len(rows)-1, len(v.Derived.Timeline))
+	}
+	// Provenance: every reason the view gives, in its order, and no other.
+	var reasons []string
+	if pv := v.Derived.Provenance; pv != nil {
+		reasons = slices.Concat(pv.State, pv.Discarded, pv.Blocked, pv.Stale, pv.MissingEstimate, pv.Aging, pv.Unschedulable)
+	}
+	var shown []string
+	for _, r := range find(find(doc, byID("provenance"))[0], func(n *html.Node) bool { return n.Data == "div" }) {
+		shown = append(shown, text(r))
+	}
+	norm := func(ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = strings.Join(strings.Fields(s), " ")
+		}
+		return out
+	}
+	if !slices.Equal(shown, norm(reasons)) || len(reasons) == 0 {
+		t.Errorf("provenance shown %q, view %q", shown, reasons)
 	}
 	if code, _, _ := get(t, d.Handler(), "/ceo/demo/issues/99999"); code != http.StatusNotFound {
 		t.Errorf("unknown issue: %d", code)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +38,7 @@ var dashboardPages = []dashboardPage{
 	{Path: "/issues/316", Charts: []string{"#issue-summary", "table#timeline"}},
 	{Path: "/people", Charts: []string{"table#people tr[data-login]"}},
 	{Path: "/runway", Charts: []string{"svg.runway .band", "svg.runway .due"}},
-	{Path: "/milestones/1", Charts: []string{"svg.cone .s-curve", "svg.cone .due", "svg.cone .at-due", "svg.weeks .week", "svg.weeks .due"}},
+	{Path: "/milestones/1", Charts: []string{"svg.cone .s-curve", "svg.cone .due", "svg.cone .at-due", "svg.weeks .week", "svg.weeks .due", "svg.history .p50", "svg.history .p80", "svg.history .open"}},
 	{Path: "/milestones/2", Charts: []string{"svg.cone .s-curve", "svg.weeks .week"}},
 	{Path: "/milestones/3", Charts: []string{"svg.cone .s-curve", "svg.weeks .week"}},
 	{Path: "/milestones/4", Charts: []string{"svg.cone .s-curve", "svg.weeks .week"}},
@@ -229,6 +230,9 @@ func TestBrowser(t *testing.T) {
 				links[h] = p.Path
 			}
 		}
+		if dir := os.Getenv("COMMITEA_SCREENSHOTS"); dir != "" {
+			screenshot(t, ctx, dir, p.Path)
+		}
 		t.Logf("%s: %s", p.Path, time.Since(began).Round(time.Millisecond))
 	}
 	for _, e := range errs.all() {
@@ -248,6 +252,28 @@ func TestBrowser(t *testing.T) {
 		checked++
 	}
 	t.Logf("%d pages, %d distinct links checked", len(dashboardPages), checked)
+}
+
+// screenshot saves the whole page, as wide as the window, to dir as a PNG
+// named after its path (deploy/screenshots.sh sets COMMITEA_SCREENSHOTS).
+func screenshot(t *testing.T, ctx context.Context, dir, path string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	name := strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(path)), "-")
+	if strings.HasPrefix(path, "/?") || name == "" {
+		name = strings.Trim("board-"+name, "-")
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // seedLedger gives the directives page rows: a reprioritisation applied

@@ -65,7 +65,8 @@ func ensureProjects(ctx context.Context, pool *store.Pool, names []string) ([]st
 }
 
 func (m *Main) giteaClient(cfg Config) (*gitea.Client, error) {
-	return gitea.New(cfg.Gitea.URL, cfg.Gitea.Token.Reveal(), gitea.Options{Logger: m.logger, UserAgent: "commitea"})
+	return gitea.New(cfg.Gitea.URL, cfg.Gitea.Token.Reveal(), gitea.Options{Logger: m.logger, UserAgent: "commitea",
+		MaxConcurrent: cfg.Gitea.MaxConcurrentRequests})
 }
 
 // recomputeEvery is how often a project is recomputed with no change in
@@ -108,7 +109,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	if err != nil {
 		return err
 	}
-	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger, Now: m.now}
+	syncer := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Log: m.logger, Now: m.now,
+		Concurrency: cfg.Gitea.MaxConcurrentRequests}
 	engine, err := m.newRecomputer(cfg, pool)
 	if err != nil {
 		return err
@@ -390,7 +392,8 @@ func (m *Main) syncProjects(ctx context.Context, cfg Config, opts syncOptions) e
 	tty := isTerminal(m.Stdout)
 	for _, p := range projects {
 		name := p.FullName()
-		s := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Jobs: jobs, Log: m.logger}
+		s := &worker.Syncer{Pool: pool, Gitea: gc, Replayer: worker.LifecycleReplayer{}, Jobs: jobs, Log: m.logger,
+			Concurrency: cfg.Gitea.MaxConcurrentRequests}
 		if tty {
 			s.Progress = func(done, total int) {
 				fmt.Fprintf(m.Stdout, "\r%s: %d/%d issues", name, done, total)

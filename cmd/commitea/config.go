@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/models"
 )
 
@@ -68,6 +69,10 @@ type GiteaConfig struct {
 	// on. Its redirect URI is server.public_url + /auth/callback.
 	OAuthClientID     string `toml:"oauth_client_id"`
 	OAuthClientSecret Secret `toml:"oauth_client_secret"`
+	// MaxConcurrentRequests bounds CommiTea's requests in flight to Gitea
+	// at once; a backfill reads that many issues' details at a time. Zero
+	// means the default (configurations built in code, like the demo's).
+	MaxConcurrentRequests int `toml:"max_concurrent_requests"`
 }
 
 // DashboardConfig is how people reach the pages.
@@ -288,9 +293,14 @@ const (
 	DefaultPermissionRefresh  = 10 * time.Minute
 )
 
+// maxGiteaConcurrency caps gitea.max_concurrent_requests: beyond it a
+// backfill gains nothing a forge would not refuse.
+const maxGiteaConcurrency = 64
+
 // DefaultConfig is the configuration before any file or environment is read.
 func DefaultConfig() Config {
 	return Config{
+		Gitea:     GiteaConfig{MaxConcurrentRequests: gitea.DefaultMaxConcurrent},
 		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes, MaxBufferedBytes: DefaultMaxBufferedBytes},
 		Sessions:  SessionsConfig{IdleTimeout: DefaultSessionIdleTimeout, MaxAge: DefaultSessionMaxAge, PermissionRefresh: DefaultPermissionRefresh},
 		Log:       LogConfig{Format: "text", Level: "info"},
@@ -481,6 +491,7 @@ func envBindings() []envBinding {
 		// beside the secret, so it takes _FILE too.
 		{env: "GITEA_OAUTH_CLIENT_ID", key: "gitea.oauth_client_id", secret: true, apply: str(func(c *Config) *string { return &c.Gitea.OAuthClientID })},
 		{env: "GITEA_OAUTH_CLIENT_SECRET", key: "gitea.oauth_client_secret", secret: true, apply: secret(func(c *Config) *Secret { return &c.Gitea.OAuthClientSecret })},
+		{env: "GITEA_MAX_CONCURRENT_REQUESTS", key: "gitea.max_concurrent_requests", apply: integer(func(c *Config) *int { return &c.Gitea.MaxConcurrentRequests })},
 		{env: "COMMITEA_PROJECTS", key: "projects", apply: list(func(c *Config) *[]string { return &c.Projects })},
 		{env: "COMMITEA_ADDR", key: "server.addr", apply: str(func(c *Config) *string { return &c.Server.Addr })},
 		{env: "COMMITEA_MAX_BODY_BYTES", key: "server.max_body_bytes", apply: func(c *Config, v string) error {
@@ -671,6 +682,10 @@ func (c Config) ValidateFor(command string) error {
 	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		e, k := key("server.addr")
 		p.add(e, k, "port must be a number from 0 to 65535, got %q", port)
+	}
+	if n := c.Gitea.MaxConcurrentRequests; n < 0 || n > maxGiteaConcurrency {
+		e, k := key("gitea.max_concurrent_requests")
+		p.add(e, k, "must be between 1 and %d (0: the default %d), got %d", maxGiteaConcurrency, gitea.DefaultMaxConcurrent, n)
 	}
 	if c.Server.MaxBodyBytes < 1024 || c.Server.MaxBodyBytes > 1<<30 {
 		e, k := key("server.max_body_bytes")

@@ -168,6 +168,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env["COMMITEA_STALE_WORKING_DAYS"] = "4"
 	env["COMMITEA_MAX_BODY_BYTES"] = "4096"
 	env["COMMITEA_MAX_BUFFERED_BYTES"] = "65536"
+	env["GITEA_MAX_CONCURRENT_REQUESTS"] = "3"
 	env["COMMITEA_LOG_FORMAT"] = "json"
 	env["COMMITEA_LOG_LEVEL"] = "warn"
 	env["COMMITEA_CALENDAR_HOURS_PER_DAY"] = "5.5"
@@ -205,7 +206,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	want := DefaultConfig()
 	want.Projects = []string{"acme/widgets", "acme/gadgets"}
 	want.Database.URL = Secret(env["DATABASE_URL"])
-	want.Gitea = GiteaConfig{URL: "http://gitea:3000", Token: "gitea-token-abcdef0123456789", WebhookSecret: "webhook-secret-0123456789"}
+	want.Gitea = GiteaConfig{URL: "http://gitea:3000", Token: "gitea-token-abcdef0123456789", WebhookSecret: "webhook-secret-0123456789", MaxConcurrentRequests: 3}
 	want.Server = ServerConfig{Addr: ":9999", MaxBodyBytes: 4096, MaxBufferedBytes: 65536, MetricsToken: "metrics-token-0123456789"}
 	want.Log = LogConfig{Format: "json", Level: "warn"}
 	want.Reconcile.Interval = 2 * time.Minute
@@ -386,6 +387,7 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		{"addr", func(c *Config) { c.Server.Addr = "8080" }, "config: COMMITEA_ADDR (server.addr): must be host:port"},
 		{"addr port", func(c *Config) { c.Server.Addr = ":http-alt" }, "config: COMMITEA_ADDR (server.addr): port must be a number"},
 		{"max body", func(c *Config) { c.Server.MaxBodyBytes = 10 }, "config: COMMITEA_MAX_BODY_BYTES (server.max_body_bytes): must be between"},
+		{"gitea concurrency", func(c *Config) { c.Gitea.MaxConcurrentRequests = 65 }, "config: GITEA_MAX_CONCURRENT_REQUESTS (gitea.max_concurrent_requests): must be between 1 and 64 (0: the default 8), got 65"},
 		{"max buffered", func(c *Config) { c.Server.MaxBufferedBytes = c.Server.MaxBodyBytes - 1 }, "config: COMMITEA_MAX_BUFFERED_BYTES (server.max_buffered_bytes): must be at least server.max_body_bytes"},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, "config: COMMITEA_LOG_FORMAT (log.format): must be text or json"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "config: COMMITEA_LOG_LEVEL (log.level): must be debug, info, warn or error"},

@@ -60,24 +60,41 @@ func hostileRound(ctx context.Context, adminURL string, n int, out io.Writer) er
 	addr := ln.Addr().String()
 
 	runtime.GC()
-	base := rss()
+	a, err := attack(ctx, addr, n, maxBody, secret, func() int64 { return rss("self") })
+	if err != nil {
+		return err
+	}
+	a.print(out, "hostile", api.DefaultMaxBufferedBytes)
+	return nil
+}
+
+// attackResult is what one hostile attack saw.
+type attackResult struct {
+	n          int
+	took       time.Duration
+	answers    string
+	base, peak int64
+	openMid    int64
+	real       string
+}
+
+func (a attackResult) print(out io.Writer, label string, budget int64) {
+	fmt.Fprintf(out, "%s: %d unauthenticated bodies (%d trickled a byte per 100ms, %d of 10 MiB at full speed), all answered in %s: %s\n",
+		label, a.n, (a.n+1)/2, a.n/2, a.took.Round(time.Millisecond), a.answers)
+	fmt.Fprintf(out, "%s: RSS before %.1f MiB, peak %.1f MiB (budget %d MiB + 64 MiB = %d MiB); connections open 2s in: %d; signed delivery sent 2s in: %s\n",
+		label, float64(a.base)/(1<<20), float64(a.peak)/(1<<20), budget>>20, budget>>20+64, a.openMid, a.real)
+}
+
+// attack sends n unauthenticated bodies at once to the webhook at addr,
+// half trickled a byte at a time, half maxBody bytes as fast as loopback
+// takes them, and one signed delivery 2 s in, sampling memory with rssOf
+// every 20 ms throughout.
+func attack(ctx context.Context, addr string, n, maxBody int, secret string, rssOf func() int64) (attackResult, error) {
+	var a attackResult
+	a.n = n
+	base := rssOf()
 	var peak atomic.Int64
-	peak.Store(base)
-	stopSampling := make(chan struct{})
-	go func() {
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				if r := rss(); r > peak.Load() {
-					peak.Store(r)
-				}
-			}
-		}
-	}()
+	stopSampling := sampleRSS(rssOf, &peak)
 
 	var mu sync.Mutex
 	answers := map[string]int{}
@@ -145,13 +162,13 @@ func hostileRound(ctx context.Context, adminURL string, n int, out io.Writer) er
 	time.Sleep(2 * time.Second)
 	load, err := realisticDeliveries(1, 1, 1)
 	if err != nil {
-		return err
+		return a, err
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	realErr := post(ctx, client, "http://"+addr, secret, "real-during-attack", load[0])
 	openMid := open.Load()
 	wg.Wait()
-	close(stopSampling)
+	stopSampling()
 	took := time.Since(start)
 	mu.Lock()
 	var keys []string
@@ -160,20 +177,18 @@ func hostileRound(ctx context.Context, adminURL string, n int, out io.Writer) er
 	}
 	mu.Unlock()
 	slices.Sort(keys)
-	real := "202"
+	a.took, a.answers, a.base, a.peak, a.openMid = took, strings.Join(keys, ", "), base, peak.Load(), openMid
+	a.real = "202"
 	if realErr != nil {
-		real = realErr.Error()
+		a.real = realErr.Error()
 	}
-	fmt.Fprintf(out, "hostile: %d unauthenticated bodies (%d trickled a byte per 100ms, %d of 10 MiB at full speed), all answered in %s: %s\n",
-		n, (n+1)/2, n/2, took.Round(time.Millisecond), strings.Join(keys, ", "))
-	fmt.Fprintf(out, "hostile: RSS before %.1f MiB, peak %.1f MiB (budget %d MiB + 64 MiB = %d MiB); connections open 2s in: %d; signed delivery sent 2s in: %s\n",
-		float64(base)/(1<<20), float64(peak.Load())/(1<<20), api.DefaultMaxBufferedBytes>>20, api.DefaultMaxBufferedBytes>>20+64, openMid, real)
-	return nil
+	return a, nil
 }
 
-// rss is this process's resident set size in bytes (Linux), or 0.
-func rss() int64 {
-	data, err := os.ReadFile("/proc/self/status")
+// rss is the resident set size in bytes of process pid ("self" for this
+// one), from /proc (Linux), or 0.
+func rss(pid string) int64 {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}

@@ -18,8 +18,13 @@
 // unauthenticated bodies: N at once, half trickled, half 10 MiB, and the
 // process's peak resident memory.
 //
+// With -serve BINARY it measures a real `commitea serve` child process from
+// outside instead: -n realistic deliveries from -c clients, no retries,
+// then the -hostile attack with the child's peak resident memory.
+//
 //	go run ./cmd/ingestload -n 20000 -c 32 -rounds 3
 //	go run ./cmd/ingestload -rounds 0 -hostile 1000
+//	go build -o /tmp/commitea ./cmd/commitea && go run ./cmd/ingestload -serve /tmp/commitea -n 2000 -c 32 -hostile 1000
 package main
 
 import (
@@ -74,9 +79,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	rounds := fs.Int("rounds", 3, "rounds; medians are reported")
 	issues := fs.Int("issues", 200, "distinct issues the deliveries touch")
 	hostile := fs.Int("hostile", 0, "unauthenticated slow or 10 MiB bodies sent at once after the rounds, measuring peak RSS (0 skips it)")
+	serve := fs.String("serve", "", "a built commitea binary: run it as `serve` in a child process and send it the -n deliveries from -c clients, then the -hostile attack, sampling the child's RSS (skips the in-process rounds)")
 	burst := fs.Int("burst", 1000, "deliveries in the freshness burst against a 2,000-issue project with the recompute worker running (0 skips it)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *serve != "" {
+		return serveRound(ctx, *dbURL, *serve, *n, *c, *hostile, out)
 	}
 	if *hostile > 0 && *rounds == 0 {
 		return hostileRound(ctx, *dbURL, *hostile, out)

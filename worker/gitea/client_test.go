@@ -527,3 +527,80 @@ func TestEditIssueAndMilestone(t *testing.T) {
 		t.Error("unknown milestone accepted")
 	}
 }
+
+// A 429 is about the client: a call started after another call was told to
+// wait waits too, instead of spending its own attempts on more 429s.
+func TestConcurrentCallsShareA429Pause(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, giteafake.Options{})
+	c := newClient(t, f, gitea.Options{})
+	f.InjectFault(giteafake.Fault{PathPrefix: "/repos/ceo/demo/labels", Status: http.StatusTooManyRequests, RetryAfter: "1"})
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.ListLabels(context.Background(), owner, repo)
+		first <- err
+	}()
+	var refused time.Time
+	for deadline := time.Now().Add(5 * time.Second); refused.IsZero(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the labels request never arrived")
+		}
+		for _, r := range f.Requests() {
+			if strings.HasSuffix(r.Path, "/labels") {
+				refused = r.At
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // the 429 reaches the client
+	if _, err := c.ListMilestones(context.Background(), owner, repo); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Requests() {
+		if strings.HasSuffix(r.Path, "/milestones") {
+			if gap := r.At.Sub(refused); gap < 900*time.Millisecond {
+				t.Errorf("milestones requested %s after the 429 with Retry-After 1", gap)
+			}
+		}
+	}
+}
+
+func TestMaxConcurrentBoundsRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, giteafake.Options{Latency: 30 * time.Millisecond})
+	c := newClient(t, f, gitea.Options{MaxConcurrent: 3})
+	errs := make(chan error, 12)
+	for range 12 {
+		go func() {
+			_, err := c.ListLabels(context.Background(), owner, repo)
+			errs <- err
+		}()
+	}
+	for range 12 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if peak := f.PeakInFlight(); peak > 3 || peak < 2 {
+		t.Errorf("peak requests in flight = %d, want 3 (bound 3, 12 callers)", peak)
+	}
+}
+
+// The fake's rate limit answers what a rate-limiting proxy does, and the
+// client waits it out.
+func TestRateLimitedForgeIsWaitedOut(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, giteafake.Options{RateLimit: &giteafake.RateLimit{Requests: 3, Window: time.Second}})
+	c := newClient(t, f, gitea.Options{})
+	for range 5 {
+		if _, err := c.ListLabels(context.Background(), owner, repo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.Limited() == 0 {
+		t.Fatal("5 calls against 3 a second were never answered 429")
+	}
+}

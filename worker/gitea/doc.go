@@ -40,7 +40,11 @@
 // (429, or a connection never made), since a repeat would file a duplicate;
 // PATCH edits of absolute values and adding labels are marked safe. What
 // the transport saw travels back in the call's context and becomes an
-// *APIError (ErrNotFound, ErrUnavailable).
+// *APIError (ErrNotFound, ErrUnavailable). The same transport paces the
+// client as a whole: at most Options.MaxConcurrent requests in flight
+// across every caller, and a 429 pauses every request until its
+// Retry-After, since a forge's rate limit is about the client, not the
+// one request it refused.
 //
 // Every call gets its own deadline (Options.CallTimeout; a paged listing is
 // one call per page) and, on the SDK path, its own SDK client: SetContext

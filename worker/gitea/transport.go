@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -72,6 +73,78 @@ type retryTransport struct {
 	next http.RoundTripper
 	opts Options
 	log  *slog.Logger
+	pace *pacer
+}
+
+// pacer is what the requests of one client share about the forge's pace: a
+// bound on requests in flight, and a pause every request waits out after
+// the forge answered 429. A 429 is about the client, not the request: when
+// concurrent requests each waited out only their own, the others would
+// keep the forge refusing, each spending its attempts.
+type pacer struct {
+	slots chan struct{} // nil: no bound
+
+	mu    sync.Mutex
+	until time.Time // no request is sent before this
+}
+
+func newPacer(maxConcurrent int) *pacer {
+	p := &pacer{}
+	if maxConcurrent > 0 {
+		p.slots = make(chan struct{}, maxConcurrent)
+	}
+	return p
+}
+
+// hold pauses every request for d from now, unless a longer pause holds.
+func (p *pacer) hold(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t := time.Now().Add(d); t.After(p.until) {
+		p.until = t
+	}
+}
+
+// pause is how long requests must still wait.
+func (p *pacer) pause() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return time.Until(p.until)
+}
+
+// acquire waits out the pause and takes a slot; release gives it back.
+func (p *pacer) acquire(ctx context.Context) error {
+	for {
+		d := p.pause()
+		if d <= 0 {
+			break
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return fmt.Errorf("the forge asked to wait %s, past the call timeout", d.Round(time.Millisecond))
+		}
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+	if p.slots == nil {
+		return nil
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *pacer) release() {
+	if p.slots != nil {
+		<-p.slots
+	}
 }
 
 func (t *retryTransport) retrySafe(rec *callRecord, method string) bool {
@@ -116,7 +189,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }
 			out.ContentLength = int64(len(payload))
 		}
+		if err := t.pace.acquire(ctx); err != nil {
+			rec.unavailable = true
+			rec.message = err.Error()
+			return nil, err
+		}
 		resp, err := t.next.RoundTrip(out)
+		t.pace.release()
 		var wait time.Duration
 		if err != nil {
 			rec.status, rec.message = 0, err.Error()
@@ -160,6 +239,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 					return resp, nil
 				}
 				wait = ra
+			}
+			if resp.StatusCode == http.StatusTooManyRequests {
+				if wait == 0 {
+					wait = t.backoff(attempt)
+				}
+				t.pace.hold(wait)
 			}
 		}
 		giveUp := func() (*http.Response, error) {

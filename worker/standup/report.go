@@ -48,6 +48,9 @@ type Snapshot struct {
 	SLE            scheduler.SLE
 	FlowWindowDays int
 	Age            []scheduler.WorkItemAge
+	// Rescue is the snapshot's rescue options of milestones at risk
+	// (optional).
+	Rescue []scheduler.MilestoneRescue
 }
 
 // Issue is what a standup needs of a mirrored issue besides its status.

@@ -29,6 +29,32 @@ type AtRiskMilestone struct {
 	Chain     []Chain `json:"chain"`
 	// MoreChain is how many further issues met the chain's bar.
 	MoreChain int `json:"moreChain,omitempty"`
+	// Rescue is the best rescue option the snapshot holds for the
+	// milestone, nil when it holds none (or predates rescue plans).
+	Rescue *Rescue `json:"rescue,omitempty"`
+}
+
+// Rescue is a milestone's best rescue option, as query_project lists it
+// first: its kind and the issues, person or new due date it names, and
+// the chance and p80 it reaches; Makes is false when nothing within the
+// rules makes the date. The line says it in words and names only what
+// these fields hold (the option's own summary has figures the prose check
+// could not place; query_project and the dashboard show it).
+type Rescue struct {
+	Kind    string  `json:"kind"`
+	Summary string  `json:"summary"`
+	Chance  float64 `json:"chance"`
+	P80     string  `json:"p80"`
+	Makes   bool    `json:"makes"`
+	// Issues are the issues the option moves, raises or hands over; To
+	// where cut scope moves them ("" for no milestone); Person whose
+	// hours it asks for; Due the new due date.
+	// (at most maxRescueIssues of them; IssuesCount is how many in all).
+	Issues      []int64 `json:"issues,omitempty"`
+	IssuesCount int     `json:"issuesCount,omitempty"`
+	To          string  `json:"to,omitempty"`
+	Person      string  `json:"person,omitempty"`
+	Due         string  `json:"due,omitempty"`
 }
 
 // Chain is one issue on a milestone's critical chain.
@@ -62,7 +88,42 @@ const (
 	maxChain = 5
 )
 
+// maxRescueIssues is how many issues a rescue line names.
+const maxRescueIssues = 6
+
 func round100(x float64) float64 { return math.Round(x*100) / 100 }
+
+// bestRescue is milestone id's first rescue option, nil when there is none.
+func bestRescue(rs []scheduler.MilestoneRescue, id int64, titles map[int64]string) *Rescue {
+	for _, r := range rs {
+		if r.Milestone != id || len(r.Options) == 0 {
+			continue
+		}
+		o := r.Options[0]
+		out := &Rescue{Kind: string(o.Kind), Summary: o.Summary, Chance: o.After.PDue, P80: o.After.P80, Makes: o.Makes}
+		for _, c := range o.Changes {
+			switch c.Kind {
+			case scheduler.SetMilestone, scheduler.SetAssignees:
+				out.Issues = append(out.Issues, c.Issue)
+				out.To = titles[c.Milestone]
+			case scheduler.SetPriority:
+				if c.Priority == 0 { // the chain raised; what is lowered is other work
+					out.Issues = append(out.Issues, c.Issue)
+				}
+			case scheduler.SetCapacity:
+				out.Person = c.Person
+			case scheduler.SetDueDate:
+				out.Due = c.Due.UTC().Format(time.DateOnly)
+			}
+		}
+		out.IssuesCount = len(out.Issues)
+		if len(out.Issues) > maxRescueIssues {
+			out.Issues = out.Issues[:maxRescueIssues]
+		}
+		return out
+	}
+	return nil
+}
 
 // atRisk lists the milestones at risk, hard deadlines first, then the
 // lowest chance, then the earliest due date.
@@ -79,6 +140,10 @@ func atRisk(in Input, date func(time.Time) string, issues map[int64]*Issue) []At
 		}
 		chains[is.Milestone] = append(chains[is.Milestone], Chain{Number: f.Number, Title: is.Title, Assignee: who, Share: round100(f.CriticalFreq)})
 	}
+	titles := map[int64]string{}
+	for _, m := range in.Snapshot.Forecast.Milestones {
+		titles[m.ID] = m.Title
+	}
 	out := []AtRiskMilestone{}
 	for _, m := range in.Snapshot.Forecast.Milestones {
 		if m.Due.IsZero() || m.Open == 0 || m.P80.IsZero() || !m.P80.After(m.Due) {
@@ -87,6 +152,7 @@ func atRisk(in Input, date func(time.Time) string, issues map[int64]*Issue) []At
 		a := AtRiskMilestone{Milestone: m.ID, Title: m.Title, Due: date(m.Due), Hard: m.Hard, Late: m.P50.After(m.Due),
 			Chance: round100(m.PDue), P50: date(m.P50), P80: date(m.P80), SlackDays: roundTenth(m.SlackDays), Open: m.Open}
 		a.Chain, a.MoreChain = chainOf(chains[m.ID])
+		a.Rescue = bestRescue(in.Snapshot.Rescue, m.ID, titles)
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b AtRiskMilestone) int {

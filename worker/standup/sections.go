@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/commitea/commitea/scheduler"
 )
 
 // A report is read as sections: at-risk milestones, drift, each person's
@@ -107,6 +110,8 @@ const (
 	RoleNow           = "now"
 	RoleNext          = "next"
 	RoleBlocked       = "blocked"
+	// RoleRescue: an at-risk milestone's best rescue option.
+	RoleRescue = "best rescue"
 )
 
 // Group is a run of sub-entries of one role; an entry without a role is a
@@ -206,9 +211,50 @@ func (r Report) atRiskSection() Section {
 		if m.MoreChain > 0 {
 			e.Entries = append(e.Entries, Entry{Role: RoleCriticalChain, Text: fmt.Sprintf("%d more", m.MoreChain)})
 		}
+		if o := m.Rescue; o != nil {
+			// One clause, the milestone first: the prose check binds the
+			// figures to it, not to the issues or person named after.
+			text := fmt.Sprintf(" reaches %s chance, p80 %s, %s", pct(o.Chance), o.P80, o.words())
+			if !o.Makes {
+				text = fmt.Sprintf(" reaches at best %s chance, p80 %s, %s: nothing within the rules makes the date", pct(o.Chance), o.P80, o.words())
+			}
+			e.Entries = append(e.Entries, Entry{Subject: milestoneSubject(m.Milestone, m.Title), Role: RoleRescue, Text: text})
+		}
 		s.Entries = append(s.Entries, e)
 	}
 	return s
+}
+
+// words says what the option does, naming only subjects and the new due
+// date.
+func (o Rescue) words() string {
+	issues := make([]string, len(o.Issues))
+	for k, n := range o.Issues {
+		issues[k] = fmt.Sprintf("#%d", n)
+	}
+	list := strings.Join(issues, ", ")
+	if more := o.IssuesCount - len(o.Issues); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	switch scheduler.RescueKind(o.Kind) {
+	case scheduler.RescueCutScope:
+		if o.To == "" {
+			return "if " + list + " leave the milestone"
+		}
+		return "if " + list + " move to " + o.To
+	case scheduler.RescueResequence:
+		if list == "" {
+			return "if competing work of the same people waits"
+		}
+		return "if its critical chain (" + list + ") goes first"
+	case scheduler.RescueReassign:
+		return "if " + list + " change hands to someone free sooner"
+	case scheduler.RescueCapacity:
+		return "if " + o.Person + " gives more hours a day"
+	case scheduler.RescueMoveDate:
+		return "with the due date moved to " + o.Due
+	}
+	return "with " + o.Summary
 }
 
 func (r Report) driftSection() Section {

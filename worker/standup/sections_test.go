@@ -190,3 +190,50 @@ func TestPlanFlagsListedChainUnderTheBar(t *testing.T) {
 		}
 	}
 }
+
+// TestAtRiskNamesTheBestRescue: an at-risk milestone whose snapshot holds
+// rescue options names the first one under it, and the template carrying
+// it passes its own check; one with nothing that makes the date says so.
+func TestAtRiskNamesTheBestRescue(t *testing.T) {
+	in := atRiskDay()
+	in.Snapshot.Rescue = []scheduler.MilestoneRescue{{Milestone: 1, Title: "v1.0", Options: []scheduler.RescueOption{
+		{Kind: scheduler.RescueCutScope, Summary: "move #20 to v2.0", Makes: true, CostText: "moves 1 issue, 40 estimated hours, to v2.0",
+			Changes: []scheduler.Change{{Kind: scheduler.SetMilestone, Issue: 20, Milestone: 2}},
+			After:   scheduler.Band{P50: "2026-12-10", P80: "2026-12-15", PDue: 0.86}},
+		{Kind: scheduler.RescueCapacity, Summary: "dana works 8 hours a day instead of 6", CostText: "asks dana for 2 more focused hours a day",
+			Changes: []scheduler.Change{{Kind: scheduler.SetCapacity, Person: "dana", HoursPerDay: 8}},
+			After:   scheduler.Band{P50: "2026-12-12", P80: "2026-12-16", PDue: 0.81}},
+	}}}
+	r := Build(in)
+	o := r.AtRisk[0].Rescue
+	if o == nil || o.Summary != "move #20 to v2.0" || o.Chance != 0.86 || o.P80 != "2026-12-15" || !o.Makes || !slices.Equal(o.Issues, []int64{20}) || o.To != "v2.0" {
+		t.Fatalf("best rescue = %+v", o)
+	}
+	check := func(in Input, want string) {
+		t.Helper()
+		r := Build(in)
+		text := Template(r)
+		if !strings.Contains(text, want) {
+			t.Errorf("template lacks %q:\n%s", want, text)
+		}
+		facts, err := Facts(r, Known{}, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prose.Check(text, facts); err != nil {
+			t.Errorf("the template with a rescue does not pass its own check: %v\n%s", err, text)
+		}
+	}
+	check(in, "best rescue: v1.0 reaches 86% chance, p80 2026-12-15, if #20 move to v2.0")
+	many := in
+	many.Snapshot.Rescue = slices.Clone(in.Snapshot.Rescue)
+	many.Snapshot.Rescue[0].Options = slices.Clone(in.Snapshot.Rescue[0].Options)
+	many.Snapshot.Rescue[0].Options[0].Changes = nil
+	for _, n := range []int64{10, 11, 12, 20, 21, 22, 30, 40} {
+		many.Snapshot.Rescue[0].Options[0].Changes = append(many.Snapshot.Rescue[0].Options[0].Changes, scheduler.Change{Kind: scheduler.SetMilestone, Issue: n, Milestone: 2})
+	}
+	check(many, "if #10, #11, #12, #20, #21, #22 and 2 more move to v2.0")
+	in.Snapshot.Rescue[0].Options = in.Snapshot.Rescue[0].Options[1:]
+	in.Snapshot.Rescue[0].Options[0].Makes = false
+	check(in, "best rescue: v1.0 reaches at best 81% chance, p80 2026-12-16, if dana gives more hours a day: nothing within the rules makes the date")
+}

@@ -52,12 +52,16 @@ type Op struct {
 	Hard      *bool    `json:"hard,omitempty"`
 	DependsOn int64    `json:"dependsOn,omitempty"`
 	Label     string   `json:"label,omitempty"`
+	// Assignees replaces the issue's assignees (set_assignees; [] leaves
+	// it to nobody).
+	Assignees []string `json:"assignees,omitempty"`
 
 	present map[string]bool // fields present in the decoded JSON
 }
 
 // DestructiveOps need approved: true.
-var DestructiveOps = map[string]bool{"remove_dep": true, "close_issue": true, "remove_label": true}
+// set_assignees is one: it can take an issue away from a person.
+var DestructiveOps = map[string]bool{"remove_dep": true, "close_issue": true, "remove_label": true, "set_assignees": true}
 
 // ApplyChangesOutput is apply_changes' data.
 type ApplyChangesOutput struct {
@@ -68,6 +72,11 @@ type ApplyChangesOutput struct {
 	Effects  []BeforeAfter `json:"effects"`
 	Rejected []RejectedOp  `json:"rejected,omitempty"`
 	Created  []int64       `json:"created,omitempty"`
+	// Stale says that the rescue option the batch came from (its
+	// idempotency key names the snapshot) was computed on a mirror that
+	// has moved since: the consequence above is recomputed, not the
+	// option's.
+	Stale string `json:"stale,omitempty"`
 }
 
 // RejectedOp names an op refused and why.
@@ -106,7 +115,8 @@ var applyChangesInputSchema = `{
           "priority": {"enum": ["p/0", "p/1", "p/2", "p/3"]},
           "hard": {"type": "boolean"},
           "dependsOn": {"type": "integer"},
-          "label": {"type": "string"}
+          "label": {"type": "string"},
+          "assignees": {"type": "array", "items": {"type": "string"}}
         }
       }
     },
@@ -147,7 +157,7 @@ func (s *Service) applyChangesTool() Tool {
 
 // opOrder is every op, in the order the tool documents them.
 var opOrder = []string{"create_issue", "set_estimate", "set_priority", "set_milestone", "set_deadline_hard",
-	"add_dep", "remove_dep", "close_issue", "remove_label"}
+	"add_dep", "remove_dep", "close_issue", "remove_label", "set_assignees"}
 
 // opDoc says which fields each op takes ("set_estimate issue,estimate;
 // …", optional ones marked ?, destructive ops starred).
@@ -187,11 +197,12 @@ var opFields = map[string][]string{
 	"remove_dep":        {"issue", "dependsOn"},
 	"close_issue":       {"issue"},
 	"remove_label":      {"issue", "label"},
+	"set_assignees":     {"issue", "assignees"},
 }
 
 var opRequired = map[string]int{
 	"create_issue": 2, "set_estimate": 2, "set_priority": 2, "set_milestone": 2, "set_deadline_hard": 2,
-	"add_dep": 2, "remove_dep": 2, "close_issue": 1, "remove_label": 2,
+	"add_dep": 2, "remove_dep": 2, "close_issue": 1, "remove_label": 2, "set_assignees": 2,
 }
 
 // maxOps bounds one batch: a coherent change, not a migration.
@@ -219,14 +230,20 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the op as it came, null milestone included.
+// MarshalJSON writes the op as it came, null milestone and empty
+// assignees included.
 func (o Op) MarshalJSON() ([]byte, error) {
 	type plain Op
 	b, err := json.Marshal(plain(o))
-	if err != nil || o.Op != "set_milestone" || o.Milestone != nil {
+	switch {
+	case err != nil:
 		return b, err
+	case o.Op == "set_milestone" && o.Milestone == nil:
+		return append(b[:len(b)-1], []byte(`,"milestone":null}`)...), nil
+	case o.Op == "set_assignees" && len(o.Assignees) == 0:
+		return append(b[:len(b)-1], []byte(`,"assignees":[]}`)...), nil
 	}
-	return append(b[:len(b)-1], []byte(`,"milestone":null}`)...), nil
+	return b, nil
 }
 
 func (o Op) has(field string) bool {
@@ -257,6 +274,8 @@ func (o Op) has(field string) bool {
 		return o.DependsOn != 0
 	case "label":
 		return o.Label != ""
+	case "assignees":
+		return o.Assignees != nil || o.Op == "set_assignees"
 	}
 	return false
 }
@@ -281,6 +300,11 @@ type batch struct {
 	in         ApplyChangesInput
 	heads      map[int64]store.IssueHead
 	milestones map[int64]store.Milestone
+	// assignable maps the project's people by lowercase login to their
+	// spelling: those configured for it (team or capacity calendar) and
+	// those assigned to any of its issues, the only ones set_assignees
+	// may name.
+	assignable map[string]string
 	// labels are the repository's labels by lowercase name, loaded on
 	// first need.
 	labels map[string]gitea.Label
@@ -361,6 +385,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 		return Answer[ApplyChangesOutput]{Data: out,
 			Instruction: fmt.Sprintf("Nothing was written: %d op(s) were rejected (see rejected[].reason); fix or drop them and send the whole batch again.", len(rejected))}, nil
 	}
+	b.spellAssignees()
 	if in.DirectiveID != nil {
 		if _, err := store.GetDirective(ctx, s.Pool, p.ID, *in.DirectiveID); err != nil {
 			return Answer[ApplyChangesOutput]{}, notFound(err, "directiveId", "directive %d is not in the ledger of %s", *in.DirectiveID, p.FullName())
@@ -368,17 +393,38 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	}
 
 	consequence := b.consequence(ctx)
+	stale, err := b.staleOption(ctx, key)
+	if err != nil {
+		return Answer[ApplyChangesOutput]{}, err
+	}
 	if destructive := b.destructive(); len(destructive) > 0 && !in.Approved {
 		s.audit(ctx, p.ID, "apply_changes", c, in, "needs_approval", map[string]any{"consequence": consequence, "destructive": destructive})
 		e := Errorf(CodeNeedsApproval, "approved",
 			"nothing was applied: op(s) %s are destructive and need approved: true. Consequence preview: %s. "+
 				"Show this to the PM; once they approve, send the same batch with approved: true (a token with the approve scope).",
 			strings.Join(destructive, ", "), consequence)
+		if stale != "" {
+			e.Message += " " + stale
+		}
 		e.Preview = consequence
 		return Answer[ApplyChangesOutput]{}, e
 	}
 	if s.Write.Gitea == nil {
 		return Answer[ApplyChangesOutput]{}, Errorf(CodeGiteaUnavailable, "", "this CommiTea has no Gitea client configured; nothing was applied")
+	}
+	rejected, err := b.unassignable(ctx)
+	if err != nil {
+		if isGiteaError(err) {
+			return Answer[ApplyChangesOutput]{}, giteaError(err, "no op was applied")
+		}
+		return Answer[ApplyChangesOutput]{}, err
+	}
+	if len(rejected) > 0 {
+		out := ApplyChangesOutput{Applied: 0, Rejected: rejected, Effects: []BeforeAfter{},
+			Consequence: "nothing applied: the batch was rejected as a whole"}
+		s.audit(ctx, p.ID, "apply_changes", c, in, "rejected", out)
+		return Answer[ApplyChangesOutput]{Data: out,
+			Instruction: fmt.Sprintf("Nothing was written: %d op(s) name people Gitea will not assign (see rejected[].reason); drop them or grant access and send the whole batch again.", len(rejected))}, nil
 	}
 	if key != "" {
 		if _, err := store.ClaimIdempotency(ctx, s.Pool, p.ID, key, hash, c.Name, s.now()); err != nil {
@@ -405,7 +451,7 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 		}
 	}
 
-	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence, Effects: beforeAfter(b.quote.WhatIfResult)}
+	out := ApplyChangesOutput{Applied: len(b.done), Consequence: consequence, Effects: beforeAfter(b.quote.WhatIfResult), Stale: stale}
 	for i := range in.Ops {
 		if n, ok := b.created[i]; ok {
 			out.Created = append(out.Created, n)
@@ -414,6 +460,9 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	instr := "Applied; the forecast recomputes in the background: read query_project (milestone or focus) in a moment to see the new plan."
 	if len(out.Created) > 0 {
 		instr = fmt.Sprintf("Applied; created issue(s) %s. The forecast recomputes in the background: read query_project in a moment to see the new plan.", numberList(out.Created))
+	}
+	if stale != "" {
+		instr += " " + stale
 	}
 	ans := Answer[ApplyChangesOutput]{Data: out, Instruction: instr}
 	if in.DirectiveID != nil {
@@ -432,6 +481,30 @@ func (s *Service) applyChanges(ctx context.Context, c Caller, in ApplyChangesInp
 	}
 	s.audit(ctx, p.ID, "apply_changes", c, in, "applied", out)
 	return ans, nil
+}
+
+// staleOption says, for a batch from a rescue option (its idempotency key
+// names the snapshot it was computed on), whether the mirror has moved
+// since that snapshot: a newer snapshot, or changes no snapshot covers
+// yet. "" when the option is current or the batch is not one.
+func (b *batch) staleOption(ctx context.Context, key string) (string, error) {
+	v := rescueVersion(key)
+	if v == 0 || len(b.done) > 0 {
+		return "", nil // not an option, or a retry after its own first writes
+	}
+	head, err := store.LatestPlanHead(ctx, b.s.Pool, b.p.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	counter, err := store.ChangeCounter(ctx, b.s.Pool, b.p.ID)
+	if err != nil {
+		return "", err
+	}
+	if head.Version == v && head.ChangeCounter == counter {
+		return "", nil
+	}
+	return fmt.Sprintf("The rescue option was stale: it was computed on snapshot %d and the mirror has moved since "+
+		"(latest snapshot %d), so the consequence is recomputed on the mirror as it is now and may differ from the option's.", v, head.Version), nil
 }
 
 // isGiteaError tells a failed Gitea call (the client reports every one,
@@ -493,7 +566,82 @@ func (b *batch) load(ctx context.Context) error {
 	for _, m := range ms {
 		b.milestones[m.ID] = m
 	}
+	caps, err := store.CapacityCalendar(ctx, b.s.Pool, b.p.ID)
+	if err != nil {
+		return err
+	}
+	b.assignable = map[string]string{}
+	add := func(login string) {
+		if login = strings.TrimSpace(login); login != "" {
+			if _, ok := b.assignable[strings.ToLower(login)]; !ok {
+				b.assignable[strings.ToLower(login)] = login
+			}
+		}
+	}
+	for _, h := range heads {
+		for _, a := range h.Assignees {
+			add(a)
+		}
+	}
+	for _, p := range b.s.engine().People {
+		add(p.Login)
+	}
+	for _, c := range caps {
+		add(c.Login)
+	}
 	return nil
+}
+
+// spellAssignees writes every set_assignees login as the project spells
+// it (Gitea matches logins case-insensitively and answers its own
+// spelling, which the quote must use too). Validation has passed.
+func (b *batch) spellAssignees() {
+	for i, op := range b.in.Ops {
+		if op.Op != "set_assignees" {
+			continue
+		}
+		spelled := make([]string, len(op.Assignees))
+		for k, login := range op.Assignees {
+			spelled[k] = b.assignable[strings.ToLower(strings.TrimSpace(login))]
+		}
+		b.in.Ops[i].Assignees = spelled
+	}
+}
+
+// unassignable asks Gitea whether each login set_assignees adds may be
+// assigned there (write access to the repository, Gitea's rule for
+// assignees) and returns the rejections, so a batch Gitea would stop
+// half-way is refused before anything is written.
+func (b *batch) unassignable(ctx context.Context) ([]RejectedOp, error) {
+	var out []RejectedOp
+	checked := map[string]string{}
+	for i, op := range b.in.Ops {
+		if op.Op != "set_assignees" || b.done[i] {
+			continue
+		}
+		for _, login := range op.Assignees {
+			if slices.Contains(b.heads[op.Issue].Assignees, login) {
+				continue // already on it: Gitea keeps them
+			}
+			perm, seen := checked[login]
+			if !seen {
+				var err error
+				if perm, err = b.gitea().RepoPermission(ctx, b.p.Owner, b.p.Name, login); err != nil {
+					if !errors.Is(err, gitea.ErrNotFound) {
+						return nil, err
+					}
+					perm = gitea.AccessNone
+				}
+				checked[login] = perm
+			}
+			if perm != gitea.AccessWrite && perm != gitea.AccessAdmin && perm != gitea.AccessOwner {
+				out = append(out, RejectedOp{Op: i, Reason: fmt.Sprintf("%s: Gitea does not let %s be assigned in %s (permission %q; assignees need write access)",
+					CodeInvalidInput, login, b.p.FullName(), perm)})
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // validate checks every op (fields, namespaces, existence in the mirror)
@@ -620,6 +768,16 @@ func (b *batch) validateOp(i int, op Op) string {
 		if r := issue(op.Issue, "issue"); r != "" {
 			return r
 		}
+	case "set_assignees":
+		if r := issue(op.Issue, "issue"); r != "" {
+			return r
+		}
+		for _, login := range op.Assignees {
+			if _, ok := b.assignable[strings.ToLower(strings.TrimSpace(login))]; !ok {
+				return fmt.Sprintf("%s: %q is neither configured for %s nor assigned to any of its issues; "+
+					"CommiTea assigns only the project's own people", CodeInvalidInput, login, b.p.FullName())
+			}
+		}
 	}
 	return ""
 }
@@ -744,6 +902,10 @@ func opsChanges(in scheduler.Input, ops []Op, done map[int]bool, created map[int
 		case "close_issue":
 			if is != nil && is.State != scheduler.Done {
 				out = append(out, scheduler.Change{Kind: scheduler.CloseIssue, Issue: op.Issue})
+			}
+		case "set_assignees":
+			if is != nil {
+				out = append(out, scheduler.Change{Kind: scheduler.SetAssignees, Issue: op.Issue, Assignees: slices.Clone(op.Assignees)})
 			}
 		case "remove_label":
 			canon, _ := canonicalLabel(op.Label)

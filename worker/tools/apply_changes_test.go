@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
@@ -432,5 +433,58 @@ func TestApplyChangesWithoutGitea(t *testing.T) {
 	_, terr := reg.Call(context.Background(), writer, "apply_changes", json.RawMessage(`{"ops":[{"op":"set_estimate","issue":2,"estimate":"est/s"}]}`))
 	if terr == nil || terr.Code != tools.CodeGiteaUnavailable {
 		t.Fatalf("error = %v", terr)
+	}
+}
+
+// TestApplyChangesSetAssignees: set_assignees replaces an issue's
+// assignees in Gitea and the mirror; it is destructive (it can take work
+// from someone), names only the project's own people, and a person Gitea
+// would not assign (no write access) stops the batch before any write.
+func TestApplyChangesSetAssignees(t *testing.T) {
+	t.Parallel()
+	s := newWriteStack(t)
+	s.engine.People = []scheduler.Person{{Login: "dev"}}
+
+	if _, terr := s.call(t, writer, "apply_changes", `{"ops":[{"op":"set_assignees","issue":3,"assignees":["dev"]}]}`); terr == nil || terr.Code != tools.CodeNeedsApproval {
+		t.Fatalf("unapproved set_assignees: error %v, want NEEDS_APPROVAL", terr)
+	}
+	out := s.apply(t, approver, `{"ops":[{"op":"set_assignees","issue":3,"assignees":["mallory"]}],"approved":true}`)
+	if out.Applied != 0 || len(out.Rejected) != 1 || !strings.Contains(out.Rejected[0].Reason, "mallory") {
+		t.Fatalf("a stranger: %+v", out)
+	}
+	out = s.apply(t, approver, `{"ops":[{"op":"set_assignees","issue":3}],"approved":true}`)
+	if out.Applied != 0 || len(out.Rejected) != 1 || !strings.Contains(out.Rejected[0].Reason, "needs assignees") {
+		t.Fatalf("no assignees field: %+v", out)
+	}
+	if w := s.writes(); len(w) != 0 {
+		t.Fatalf("refused batches wrote to Gitea: %v", w)
+	}
+
+	// DEV is dev: Gitea matches logins case-insensitively and answers its
+	// own spelling, and so does the quote.
+	out = s.apply(t, approver, `{"ops":[{"op":"set_assignees","issue":3,"assignees":["DEV"]}],"approved":true}`)
+	if out.Applied != 1 {
+		t.Fatalf("answer = %+v", out)
+	}
+	if is := s.issue(t, 3); len(is.Assignees) != 1 || is.Assignees[0].Login != "dev" {
+		t.Fatalf("Gitea's #3 assignees = %+v", is.Assignees)
+	}
+	if m := s.mirrorIssue(t, 3); !slices.Equal(m.Assignees, []string{"dev"}) {
+		t.Fatalf("mirror's #3 assignees = %v", m.Assignees)
+	}
+	out = s.apply(t, approver, `{"ops":[{"op":"set_assignees","issue":3,"assignees":[]}],"approved":true}`)
+	if m := s.mirrorIssue(t, 3); out.Applied != 1 || len(m.Assignees) != 0 {
+		t.Fatalf("unassigning: %+v, mirror %v", out, m.Assignees)
+	}
+
+	// dev loses write access: Gitea would refuse, so nothing is written.
+	s.fake.SetCollaborator("dev", "read")
+	s.fake.ResetRequests()
+	out = s.apply(t, approver, `{"ops":[{"op":"set_estimate","issue":3,"estimate":"est/m"},{"op":"set_assignees","issue":3,"assignees":["dev"]}],"approved":true}`)
+	if out.Applied != 0 || len(out.Rejected) != 1 || out.Rejected[0].Op != 1 || !strings.Contains(out.Rejected[0].Reason, "write access") {
+		t.Fatalf("an assignee without write access: %+v", out)
+	}
+	if w := s.writes(); len(w) != 0 {
+		t.Fatalf("a batch Gitea would refuse wrote to Gitea: %v", w)
 	}
 }

@@ -42,6 +42,10 @@ func (b *batch) apply(ctx context.Context, i int, op Op) error {
 		return b.changeDep(ctx, i, op)
 	case "set_deadline_hard":
 		return b.setDeadlineHard(ctx, i, *op.Milestone, *op.Hard)
+	case "set_assignees":
+		// Absolute, so a retry sets the same list; [] takes everyone off.
+		logins := append([]string{}, op.Assignees...)
+		return b.editIssue(ctx, i, op.Issue, gitea.EditIssueOptions{Assignees: &logins})
 	}
 	return fmt.Errorf("op %d: unknown op %q passed validation", i, op.Op)
 }

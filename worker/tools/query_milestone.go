@@ -21,6 +21,11 @@ type MilestoneView struct {
 	Stats  MilestoneStats  `json:"stats"`
 	Cone   *Range          `json:"cone,omitempty"`
 	Issues []MilestoneItem `json:"issues"`
+	// Rescue is, for a milestone at risk, what would make its date (at
+	// most five, best first); RescueNote says how they stand, or that
+	// nothing within the rules makes it.
+	Rescue     []RescueOption `json:"rescue,omitempty"`
+	RescueNote string         `json:"rescueNote,omitempty"`
 	Meta
 }
 
@@ -108,6 +113,9 @@ func (q *query) milestone() (Answer[any], error) {
 		out.Issues[i] = MilestoneItem{Issue: it.st.Number, Title: q.v.title(it.st.Number), State: string(it.st.State),
 			Assignee: assigneeOf(it.h), Finish: rangeOf(it.fc), CriticalFreq: critical(it.fc)}
 	}
+	if r := rescueOf(q.v.Data.Rescue, id); r != nil {
+		out.Rescue, out.RescueNote = RescueOptions(*r, q.v.Version), r.Note
+	}
 	if out.Cone == nil {
 		q.caps.Note("cone: no forecast range; the milestone has no open schedulable work in the latest snapshot")
 	}
@@ -115,6 +123,11 @@ func (q *query) milestone() (Answer[any], error) {
 	instr := fmt.Sprintf("Report milestone %d as a range (p50 %s, p80 %s) against its due date; the first issues drive the date.", id, rangeP50(out.Cone), rangeP80(out.Cone))
 	if out.Stats.SlackDays < 0 && out.Due != "" {
 		instr = fmt.Sprintf("Milestone %d is at risk: p80 is %.1f working days past due %s; propose scope or priority changes with record_directive.", id, -out.Stats.SlackDays, out.Due)
+	}
+	if len(out.Rescue) > 0 {
+		instr = fmt.Sprintf("Milestone %d is at risk (%.0f%% for %s): offer rescue[0] (%s: %s) and the others to the PM; "+
+			"each batch applies as is through apply_changes once they agree, a directive through record_directive.",
+			id, out.Stats.PDue*100, out.Due, out.Rescue[0].Summary, out.Rescue[0].CostText)
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
 }

@@ -32,6 +32,8 @@ type RunwayMilestone struct {
 	SlackDays float64 `json:"slack"`
 	PDue      float64 `json:"pDue"`
 	AtRisk    bool    `json:"atRisk"`
+	// RescueOptions counts the rescue options view milestone lists.
+	RescueOptions int `json:"rescueOptions"`
 }
 
 // Capacity is one person's weekly capacity and scheduled load; LoadWeeks
@@ -58,6 +60,9 @@ func (q *query) runway() (Answer[any], error) {
 		r := RunwayMilestone{ID: m.ID, Title: m.Milestone, Due: day(m.Due), Hard: m.Hard, Open: m.Open,
 			Band: Range{P50: day(m.Band.P50), P80: day(m.Band.P80)}, SlackDays: round1(m.Slack), PDue: round2(m.PDue)}
 		r.AtRisk = !m.Due.IsZero() && m.Slack < 0
+		if rs := rescueOf(q.v.Data.Rescue, m.ID); rs != nil {
+			r.RescueOptions = len(rs.Options)
+		}
 		ms = append(ms, r)
 	}
 	if q.f.MilestoneID != nil && len(ms) == 0 {

@@ -34,6 +34,9 @@ type GiteaWriter interface {
 	RemoveDependency(ctx context.Context, owner, repo string, index int64, dep gitea.IssueMeta) error
 	ListMilestones(ctx context.Context, owner, repo string) ([]gitea.Milestone, error)
 	EditMilestone(ctx context.Context, owner, repo string, id int64, opt gitea.EditMilestoneOptions) (gitea.Milestone, error)
+	// RepoPermission is a login's access mode on the repository, which
+	// says whether Gitea lets them be assigned.
+	RepoPermission(ctx context.Context, owner, repo, login string) (string, error)
 }
 
 // WriteConfig is what the write tools need besides the database. Without

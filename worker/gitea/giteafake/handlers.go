@@ -108,10 +108,10 @@ func (s *Server) routePulls(method string, rest []string, q url.Values, body []b
 		var items []any
 		for _, is := range s.sortedIssues() {
 			if is.pull != nil && (state == "all" || state == is.state) {
-				items = append(items, s.st.renderPull(is))
+				items = append(items, is)
 			}
 		}
-		return s.page(base, q, items)
+		return s.renderPage(s.page(base, q, items), s.st.renderPull)
 	}
 	if len(rest) == 1 {
 		n, err := strconv.ParseInt(rest[0], 10, 64)
@@ -162,9 +162,21 @@ func (s *Server) listIssues(path string, q url.Values) reply {
 		if !since.IsZero() && is.updatedAt.Before(since) {
 			continue
 		}
-		items = append(items, s.st.renderIssue(is))
+		items = append(items, is)
 	}
-	return s.page(path, q, items)
+	return s.renderPage(s.page(path, q, items), s.st.renderIssue)
+}
+
+// renderPage renders the issues of a page of *issueState: rendering only
+// the page keeps listing a 5,000-issue project page by page linear.
+func (s *Server) renderPage(rep reply, render func(*issueState) obj) reply {
+	page := rep.body.([]any)
+	out := make([]any, len(page))
+	for i, v := range page {
+		out[i] = render(v.(*issueState))
+	}
+	rep.body = out
+	return rep
 }
 
 func (s *Server) createIssue(body []byte) reply {

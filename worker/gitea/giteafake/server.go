@@ -38,6 +38,22 @@ type Options struct {
 	// Generate, when set, replaces the recorded repository with a
 	// generated project (see Project): a year of a team's history.
 	Generate *Project
+	// Latency delays every API answer, as a forge across a network does
+	// (a page of issues from a loaded Gitea takes tens of milliseconds).
+	// Requests wait concurrently, so concurrent clients see it once per
+	// request, not once per queue position.
+	Latency time.Duration
+	// RateLimit, when set, answers 429 with Retry-After to API requests
+	// beyond it, as a forge behind a rate-limiting proxy does.
+	RateLimit *RateLimit
+}
+
+// RateLimit is a fixed-window limit: at most Requests API requests are
+// served per Window; the rest are answered 429 with a Retry-After of the
+// whole seconds until the window ends (at least 1, as proxies send it).
+type RateLimit struct {
+	Requests int
+	Window   time.Duration
 }
 
 // Request is one request the fake received. Path is below /api/v1.
@@ -47,6 +63,8 @@ type Request struct {
 	Query  url.Values
 	Header http.Header
 	Body   []byte
+	// At is when the request arrived.
+	At time.Time
 }
 
 // Fault makes matching requests fail or stall before they are served.
@@ -73,6 +91,13 @@ type Server struct {
 	acct     accounts
 	requests []Request
 	faults   []Fault
+	// The rate limit's current window and how many requests it served;
+	// limited counts the 429s it answered.
+	windowStart    time.Time
+	windowRequests int
+	limited        int
+	// inFlight and peakInFlight count API requests being served.
+	inFlight, peakInFlight int
 
 	hooks hookSender
 }
@@ -188,7 +213,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	path := strings.TrimPrefix(r.URL.Path, "/api/v1")
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body, At: time.Now()})
 	fault, hasFault := s.takeFault(r.Method, path)
 	s.mu.Unlock()
 
@@ -219,6 +244,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/api/v1/") {
 		s.serveWeb(w, r, body)
 		return
+	}
+	s.mu.Lock()
+	s.inFlight++
+	s.peakInFlight = max(s.peakInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	if wait, limited := s.rateLimited(); limited {
+		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		w.Header().Set("Content-Type", "application/json;charset=utf-8")
+		w.WriteHeader(http.StatusTooManyRequests)
+		data, _ := json.Marshal(obj{"message": "rate limit exceeded", "url": s.URL + "/api/swagger"})
+		_, _ = w.Write(data)
+		return
+	}
+	if s.opts.Latency > 0 {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(s.opts.Latency):
+		}
 	}
 	var rep reply
 	s.mu.Lock()
@@ -252,6 +301,42 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json;charset=utf-8")
 	w.WriteHeader(rep.status)
 	_, _ = w.Write(data)
+}
+
+// rateLimited counts an API request against the rate limit and says
+// whether it is over, with the Retry-After in seconds.
+func (s *Server) rateLimited() (int, bool) {
+	rl := s.opts.RateLimit
+	if rl == nil || rl.Requests <= 0 || rl.Window <= 0 {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Sub(s.windowStart) >= rl.Window {
+		s.windowStart, s.windowRequests = now, 0
+	}
+	if s.windowRequests < rl.Requests {
+		s.windowRequests++
+		return 0, false
+	}
+	s.limited++
+	left := s.windowStart.Add(rl.Window).Sub(now)
+	return max(1, int((left+time.Second-1)/time.Second)), true
+}
+
+// PeakInFlight is the most API requests the fake served at once.
+func (s *Server) PeakInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peakInFlight
+}
+
+// Limited is how many requests the rate limit answered 429.
+func (s *Server) Limited() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limited
 }
 
 // ClearFaults drops every queued fault.

@@ -1,4 +1,4 @@
--- 017: how far a project's snapshot is behind its mirror, in time.
+-- 018: how far a project's snapshot is behind its mirror, in time.
 -- behind_since is when the mirror first held a change its latest snapshot
 -- lacks: set by the change counter's bump that finds the latest snapshot
 -- covering every earlier change. Readers bound it by the latest snapshot's

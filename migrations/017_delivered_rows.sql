@@ -1,0 +1,12 @@
+-- 017: whether an issue row as stored came from a webhook delivery or from
+-- an API read (a write-through of apply_changes, a reconcile, a backfill).
+-- Gitea stamps updated_at in whole seconds and fires one webhook per
+-- aspect of a change (one per assignee added or removed), each rendered
+-- with the issue as it stood at that step and all with the same updated_at
+-- as the final state. A delivery of the same second as the stored row used
+-- to replace it, so a late intermediate delivery undid a write-through of
+-- the final state and a recompute in between saw an issue half reassigned.
+-- Now a delivery replaces a row of the same second only when that row came
+-- from a delivery too (deliveries still apply in order); an API read wins
+-- the tie.
+ALTER TABLE issues ADD COLUMN delivered boolean NOT NULL DEFAULT false;
