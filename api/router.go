@@ -29,6 +29,10 @@ type DeliveryDecoder func(event string, body []byte) (gitea.Change, error)
 // ReadinessChecker reports whether the service can do its work.
 type ReadinessChecker func(ctx context.Context) error
 
+// FreshnessReporter reports, per project, how far its snapshot is behind
+// its mirror.
+type FreshnessReporter func(ctx context.Context) ([]ProjectFreshness, error)
+
 // Config is what the router needs.
 type Config struct {
 	WebhookSecret string
@@ -44,7 +48,12 @@ type Config struct {
 	Sink               DeliverySink
 	Decode             DeliveryDecoder
 	Ready              ReadinessChecker
-	Log                *slog.Logger
+	// Freshness, when set, lists each project's lag in the /readyz body;
+	// /readyz?fresh=1 answers 503 when a project is not ready or behind by
+	// more than MaxLag.
+	Freshness FreshnessReporter
+	MaxLag    time.Duration
+	Log       *slog.Logger
 	// Tools, when set, are served at /v1/tools and over MCP at /mcp and
 	// /mcp/readonly to callers holding one of Tokens.
 	Tools  ToolRunner
@@ -107,17 +116,7 @@ func NewRouter(cfg Config) http.Handler {
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	r.Get("/readyz", func(w http.ResponseWriter, req *http.Request) {
-		ctx, cancel := context.WithTimeout(req.Context(), 2*time.Second)
-		defer cancel()
-		if cfg.Ready != nil {
-			if err := cfg.Ready(ctx); err != nil {
-				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
-				return
-			}
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
+	r.Get("/readyz", readyz(cfg))
 	r.Post("/webhooks/gitea", (&webhookHandler{cfg: cfg, budget: budget}).ServeHTTP)
 	if cfg.Tools != nil {
 		mountTools(r, cfg, budget)

@@ -287,6 +287,10 @@ func isOpenAt(it HistoryItem, c time.Time) bool {
 	return !it.Created.After(c) && (it.Resolved.IsZero() || it.Resolved.After(c))
 }
 
+// ErrHistoryTooShort is Backtest's answer for a history without a single
+// cut-off: nothing to score yet, which callers do not treat as a failure.
+var ErrHistoryTooShort = errors.New("backtest: the history is too short for any cut-off")
+
 // Backtest replays items (see the rules at the top of this file) and scores
 // the calibrated forecast and the throughput-only baseline on the same
 // cut-offs.
@@ -295,7 +299,7 @@ func Backtest(items []HistoryItem, opts BacktestOptions) (BacktestResult, error)
 	var res BacktestResult
 	cutoffs := BacktestCutoffs(items, opts)
 	if len(cutoffs) == 0 {
-		return res, errors.New("backtest: the history is too short for any cut-off")
+		return res, ErrHistoryTooShort
 	}
 	scores, err := backtestCutoffs(items, cutoffs, opts)
 	if err != nil {

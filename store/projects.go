@@ -52,12 +52,22 @@ func ProjectByID(ctx context.Context, q DBTX, id int64) (Project, error) {
 }
 
 // BumpChangeCounters moves the change counter of each project by one. The
-// recompute job compares the counter before and after it runs.
+// recompute job compares the counter before and after it runs. The first
+// change the latest snapshot lacks starts the project's lag (behind_since);
+// the recompute never writes the row, so it queues behind no delivery.
 func BumpChangeCounters(ctx context.Context, q DBTX, projectIDs []int64) error {
 	if len(projectIDs) == 0 {
 		return nil
 	}
-	_, err := q.Exec(ctx, `UPDATE projects SET change_counter = change_counter + 1 WHERE id = ANY($1)`, projectIDs)
+	_, err := q.Exec(ctx, `
+UPDATE projects p SET change_counter = p.change_counter + 1,
+    behind_since = CASE
+        WHEN p.change_counter <= coalesce((SELECT s.change_counter FROM snapshots s
+                                           WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), -1)
+            THEN now()
+        ELSE coalesce(p.behind_since, now())
+    END
+WHERE p.id = ANY($1)`, projectIDs)
 	if err != nil {
 		return fmt.Errorf("bump change counters: %w", err)
 	}

@@ -17,14 +17,18 @@ import (
 type Versions struct {
 	ChangeCounter   int64
 	SnapshotVersion int64
+	// Backfilled is whether the project's first backfill completed: before
+	// it the mirror, and any snapshot of it, is partial.
+	Backfilled bool
 }
 
 // ProjectVersions reads a project's Versions.
 func ProjectVersions(ctx context.Context, q DBTX, projectID int64) (Versions, error) {
 	var v Versions
 	err := q.QueryRow(ctx, `SELECT p.change_counter,
-		coalesce((SELECT s.version FROM snapshots s WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), 0)
-		FROM projects p WHERE p.id = $1`, projectID).Scan(&v.ChangeCounter, &v.SnapshotVersion)
+		coalesce((SELECT s.version FROM snapshots s WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), 0),
+		EXISTS (SELECT 1 FROM sync_state y WHERE y.project_id = p.id AND y.backfill_done_at IS NOT NULL)
+		FROM projects p WHERE p.id = $1`, projectID).Scan(&v.ChangeCounter, &v.SnapshotVersion, &v.Backfilled)
 	if noRows(err) {
 		return Versions{}, fmt.Errorf("versions of project %d: %w", projectID, ErrNotFound)
 	}

@@ -29,8 +29,12 @@ type BackfillWorker struct {
 	Syncer *Syncer
 }
 
+// BackfillTimeout allows for large histories; it is the longest timeout of
+// any job kind.
+const BackfillTimeout = 2 * time.Hour
+
 // Timeout allows for large histories.
-func (w *BackfillWorker) Timeout(*river.Job[BackfillArgs]) time.Duration { return 2 * time.Hour }
+func (w *BackfillWorker) Timeout(*river.Job[BackfillArgs]) time.Duration { return BackfillTimeout }
 
 // Work backfills one project.
 func (w *BackfillWorker) Work(ctx context.Context, job *river.Job[BackfillArgs]) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -102,6 +103,12 @@ func (w *BacktestWorker) Work(ctx context.Context, job *river.Job[BacktestArgs])
 		trials = 400
 	}
 	res, err := scheduler.Backtest(items, scheduler.BacktestOptions{Trials: trials})
+	if errors.Is(err, scheduler.ErrHistoryTooShort) {
+		// Nothing to do yet: the next change of finished work asks again.
+		w.Log.InfoContext(ctx, "no backtest yet: the history is too short for a cut-off", slog.String("project", project.FullName()),
+			slog.Int("items", len(items)))
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("backtest %s: %w", project.FullName(), err)
 	}

@@ -70,6 +70,32 @@ type SnapshotData struct {
 	Rescue []scheduler.MilestoneRescue `json:"rescue,omitempty"`
 }
 
+// emptyLists makes the lists of a project with nothing in them encode as
+// [] rather than null: readers of the stored JSON (the standup's
+// jsonb_to_recordset, agents, the dashboard) take a list to be a list.
+func (d *SnapshotData) emptyLists() {
+	if d.Statuses == nil {
+		d.Statuses = []scheduler.IssueStatus{}
+	}
+	if d.Forecast.Issues == nil {
+		d.Forecast.Issues = []scheduler.IssueForecast{}
+	}
+	if d.Forecast.Milestones == nil {
+		d.Forecast.Milestones = []scheduler.MilestoneForecast{}
+	}
+	if d.Forecast.Load == nil {
+		d.Forecast.Load = []scheduler.PersonLoad{}
+	}
+	if f := d.Flow; f != nil {
+		if f.Age == nil {
+			f.Age = []scheduler.WorkItemAge{}
+		}
+		if f.CycleTime.Items == nil {
+			f.CycleTime.Items = []scheduler.CycleItem{}
+		}
+	}
+}
+
 // BacktestSummary is how often the project's past forecasts came true.
 type BacktestSummary struct {
 	ComputedAt time.Time `json:"computedAt"`
@@ -159,6 +185,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 			// Only the latest snapshot is read and acted on.
 			data.Rescue = f.rescue(ctx, st, run, now)
 		}
+		data.emptyLists()
 		raw, err := json.Marshal(data)
 		if err != nil {
 			return fmt.Errorf("encode snapshot: %w", err)

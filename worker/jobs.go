@@ -29,6 +29,13 @@ type JobClientConfig struct {
 	Log        *slog.Logger
 }
 
+// RescueStuckJobsAfter is River's own rescue window: the backstop behind
+// the liveness keeper (worker/liveness), which frees a dead process's jobs
+// within seconds. River's rescuer cannot tell a dead job from a slow one, so
+// its window sits above the longest job timeout (a backfill's two hours);
+// River's default hour would start a second copy of a live backfill.
+const RescueStuckJobsAfter = BackfillTimeout + 30*time.Minute
+
 // NewJobClient builds the River client.
 func NewJobClient(pool *store.Pool, cfg JobClientConfig) (*JobClient, error) {
 	log := cfg.Log
@@ -36,9 +43,10 @@ func NewJobClient(pool *store.Pool, cfg JobClientConfig) (*JobClient, error) {
 		log = slog.New(riverChatter{log.Handler()})
 	}
 	rc := &river.Config{
-		Logger:            log,
-		FetchCooldown:     20 * time.Millisecond,
-		FetchPollInterval: 500 * time.Millisecond,
+		Logger:               log,
+		FetchCooldown:        20 * time.Millisecond,
+		FetchPollInterval:    500 * time.Millisecond,
+		RescueStuckJobsAfter: RescueStuckJobsAfter,
 	}
 	if cfg.Work {
 		n := cfg.MaxWorkers

@@ -23,6 +23,8 @@ func (RecomputeArgs) Kind() string { return "recompute" }
 // River insists that running jobs count for uniqueness, so a delivery that
 // arrives mid-run is merged into a job that already read its inputs; the
 // worker catches that through the project's change counter and runs again.
+// A running job whose process died would hold the uniqueness until River's
+// rescuer: the liveness keeper (worker/liveness) frees it within seconds.
 func (RecomputeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
 		Queue:      QueueRecompute,
@@ -50,6 +52,14 @@ type RecomputeWorker struct {
 	Recomputer Recomputer
 	Log        *slog.Logger
 }
+
+// RecomputeTimeout bounds one recompute: well above the seconds a large
+// project takes, and short enough that a recompute stuck in a live process
+// (a lock wait, a hung query) gives way to a fresh one within minutes.
+const RecomputeTimeout = 5 * time.Minute
+
+// Timeout is RecomputeTimeout.
+func (w *RecomputeWorker) Timeout(*river.Job[RecomputeArgs]) time.Duration { return RecomputeTimeout }
 
 // Work recomputes one project.
 func (w *RecomputeWorker) Work(ctx context.Context, job *river.Job[RecomputeArgs]) error {

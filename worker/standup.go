@@ -293,6 +293,10 @@ type StandupWorker struct {
 // Timeout bounds one run: loading a large project and phrasing.
 func (w *StandupWorker) Timeout(*river.Job[StandupArgs]) time.Duration { return 5 * time.Minute }
 
+// StandupWaitForImport is how long a standup due before the project's
+// first import and snapshot waits before it looks again.
+const StandupWaitForImport = time.Minute
+
 // Work produces and stores the standup once, then records and enqueues one
 // delivery per configured sink, all in one transaction: a crash leaves
 // either nothing or a standup whose deliveries are all on their way. A
@@ -314,14 +318,22 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 	stored, err := store.StandupOn(ctx, s.Pool, project.ID, day)
 	if errors.Is(err, store.ErrNotFound) {
 		// A process that starts after standup time runs this before the
-		// first import is in: a standup of a half-imported project would
-		// stand for the day. River retries until it is.
+		// first import and its snapshot are in: a standup of a
+		// half-imported project would stand for the day. That is nothing
+		// to do yet, not a failure: the job waits (a snooze uses no
+		// attempt and logs no error) and runs once they are.
 		sync, err := store.GetSyncState(ctx, s.Pool, project.ID)
 		if err != nil {
 			return err
 		}
-		if sync.BackfillDoneAt == nil {
-			return fmt.Errorf("standup of %s: the project's first import is not done yet", project.FullName())
+		_, err = store.LatestSnapshotVersion(ctx, s.Pool, project.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if sync.BackfillDoneAt == nil || err != nil {
+			s.Log.InfoContext(ctx, "standup waits for the project's first import and snapshot",
+				slog.String("project", project.FullName()), slog.String("day", job.Args.Day), slog.Duration("retry_in", StandupWaitForImport))
+			return river.JobSnooze(StandupWaitForImport)
 		}
 		g, err := s.Generate(ctx, project.ID, day)
 		if err != nil {

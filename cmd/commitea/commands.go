@@ -21,6 +21,7 @@ import (
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/flow"
 	"github.com/commitea/commitea/worker/gitea"
+	"github.com/commitea/commitea/worker/liveness"
 	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
 )
@@ -149,8 +150,28 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
 		return store.SnapshotTimes(ctx, pool)
 	})
+	metrics.SetSnapshotLags(func(ctx context.Context) ([]metrics.SnapshotLag, error) {
+		fs, err := store.ProjectFreshness(ctx, pool)
+		out := make([]metrics.SnapshotLag, len(fs))
+		for i, f := range fs {
+			out[i] = metrics.SnapshotLag{Project: f.Project, ChangesBehind: f.ChangesBehind, Behind: f.Behind}
+		}
+		return out, err
+	})
 
 	if opts.Role.RunsWorker() {
+		// The liveness lock comes before the first fetch: no job of this
+		// process runs without it, so no keeper takes one of ours for dead.
+		keeper := &liveness.Keeper{Pool: pool, ClientID: jobs.ID(), Log: m.logger}
+		if err := keeper.Hold(ctx); err != nil {
+			return err
+		}
+		keeperCtx, stopKeeper := context.WithCancel(context.WithoutCancel(ctx))
+		kept := make(chan struct{})
+		go func() { defer close(kept); keeper.Run(keeperCtx) }()
+		// Deferred first, so it runs last: the lock is held until River
+		// has stopped its jobs.
+		defer func() { stopKeeper(); <-kept }()
 		if err := jobs.Start(ctx); err != nil {
 			return fmt.Errorf("start jobs: %w", err)
 		}
@@ -229,6 +250,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 		Sink:             ingest,
 		Decode:           gitea.DecodeDelivery,
 		Ready:            readiness(pool),
+		Freshness:        freshness(pool),
+		MaxLag:           cfg.Forecast.MaxLag,
 		Log:              m.logger,
 		Tools:            registry,
 		PMState:          toolService.PMStateMarkdown,
@@ -319,6 +342,29 @@ func readiness(pool *store.Pool) api.ReadinessChecker {
 		}
 		return nil
 	}
+}
+
+// freshness reports each project's lag for /readyz. Ages are wall-clock
+// (the database's clock stamps the snapshots), not the configured clock.
+func freshness(pool *store.Pool) api.FreshnessReporter {
+	return func(ctx context.Context) ([]api.ProjectFreshness, error) {
+		fs, err := store.ProjectFreshness(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+		at := time.Now()
+		out := make([]api.ProjectFreshness, len(fs))
+		for i, f := range fs {
+			out[i] = api.ProjectFreshness{Project: f.Project, Ready: f.Ready(), SnapshotVersion: f.SnapshotVersion,
+				ChangesBehind: f.ChangesBehind, SecondsBehind: roundSeconds(f.Behind), SnapshotAgeSeconds: roundSeconds(f.SnapshotAge(at))}
+		}
+		return out, nil
+	}
+}
+
+// roundSeconds is d in seconds to one decimal.
+func roundSeconds(d time.Duration) float64 {
+	return float64(d.Round(100*time.Millisecond)) / float64(time.Second)
 }
 
 // syncProjects imports (first time) or repairs (afterwards) the mirror of

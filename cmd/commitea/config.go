@@ -138,6 +138,9 @@ type RetentionConfig struct {
 // ForecastConfig drives the Monte Carlo forecast.
 type ForecastConfig struct {
 	Trials int `toml:"trials"`
+	// MaxLag is how long a project's snapshot may lack a change of its
+	// mirror before /readyz?fresh=1 answers 503.
+	MaxLag time.Duration `toml:"max_lag"`
 }
 
 // LifecycleConfig tunes lifecycle inference.
@@ -258,6 +261,9 @@ const (
 	DefaultReconcileInterval = 10 * time.Minute
 	DefaultForecastTrials    = 2000
 	MaxForecastTrials        = 100000
+	DefaultMaxLag            = 2 * time.Minute
+	MinMaxLag                = time.Second
+	MaxMaxLag                = 24 * time.Hour
 	DefaultStaleWorkingDays  = 3
 	DefaultFlowWindowDays    = 90
 	MaxFlowWindowDays        = 730
@@ -300,7 +306,7 @@ func DefaultConfig() Config {
 		Log:       LogConfig{Format: "text", Level: "info"},
 		Reconcile: ReconcileConfig{Interval: DefaultReconcileInterval},
 		Retention: RetentionConfig{Deliveries: DefaultDeliveryRetention, Conversations: DefaultConversationRetention},
-		Forecast:  ForecastConfig{Trials: DefaultForecastTrials},
+		Forecast:  ForecastConfig{Trials: DefaultForecastTrials, MaxLag: DefaultMaxLag},
 		Lifecycle: LifecycleConfig{StaleWorkingDays: DefaultStaleWorkingDays},
 		Flow:      FlowConfig{WindowDays: DefaultFlowWindowDays, SLEPercentile: DefaultSLEPercentile},
 		Calendar: CalendarConfig{
@@ -523,6 +529,7 @@ func envBindings() []envBinding {
 		{env: "COMMITEA_RETENTION_DELIVERIES", key: "retention.deliveries", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Deliveries })},
 		{env: "COMMITEA_RETENTION_CONVERSATIONS", key: "retention.conversations", apply: duration(func(c *Config) *time.Duration { return &c.Retention.Conversations })},
 		{env: "COMMITEA_FORECAST_TRIALS", key: "forecast.trials", apply: integer(func(c *Config) *int { return &c.Forecast.Trials })},
+		{env: "COMMITEA_FORECAST_MAX_LAG", key: "forecast.max_lag", apply: duration(func(c *Config) *time.Duration { return &c.Forecast.MaxLag })},
 		{env: "COMMITEA_STALE_WORKING_DAYS", key: "lifecycle.stale_working_days", apply: integer(func(c *Config) *int { return &c.Lifecycle.StaleWorkingDays })},
 		{env: "COMMITEA_FLOW_WINDOW_DAYS", key: "flow.window_days", apply: integer(func(c *Config) *int { return &c.Flow.WindowDays })},
 		{env: "COMMITEA_FLOW_SLE_PERCENTILE", key: "flow.sle_percentile", apply: integer(func(c *Config) *int { return &c.Flow.SLEPercentile })},
@@ -722,6 +729,10 @@ func (c Config) ValidateFor(command string) error {
 	if c.Forecast.Trials < 1 || c.Forecast.Trials > MaxForecastTrials {
 		e, k := key("forecast.trials")
 		p.add(e, k, "must be between 1 and %d, got %d", MaxForecastTrials, c.Forecast.Trials)
+	}
+	if c.Forecast.MaxLag < MinMaxLag || c.Forecast.MaxLag > MaxMaxLag {
+		e, k := key("forecast.max_lag")
+		p.add(e, k, "must be between %s and %s, got %s", MinMaxLag, MaxMaxLag, c.Forecast.MaxLag)
 	}
 	if c.Lifecycle.StaleWorkingDays < 1 || c.Lifecycle.StaleWorkingDays > 365 {
 		e, k := key("lifecycle.stale_working_days")
@@ -1277,6 +1288,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("token_links", c.Dashboard.TokenLinks),
 		slog.Duration("reconcile_interval", c.Reconcile.Interval),
 		slog.Int("forecast_trials", c.Forecast.Trials),
+		slog.Duration("forecast_max_lag", c.Forecast.MaxLag),
 		slog.Int("tokens", len(c.Tokens)),
 		slog.String("small_model", c.Models.Small.Model),
 		slog.String("big_model", c.Models.Big.Model),

@@ -23,7 +23,8 @@ type ProjectShape struct {
 // mirror: milestones with due dates (the first one hard), estimated and
 // prioritised issues, some assigned and steeping, dependencies only on
 // lower-numbered issues (so there is no cycle), done issues with tracked
-// time or steeping transitions, as benchmarks of the recompute need.
+// time or steeping transitions, as benchmarks of the recompute need. The
+// project is marked backfilled (MarkBackfilled).
 func SeedProject(ctx context.Context, pool *store.Pool, projectID int64, shape ProjectShape, now time.Time) error {
 	rng := rand.New(rand.NewPCG(shape.Seed, 0x5eed))
 	sizes := []string{"est/xs", "est/s", "est/m", "est/m", "est/l", "est/xl"}
@@ -106,6 +107,21 @@ func SeedProject(ctx context.Context, pool *store.Pool, projectID int64, shape P
 		if err := store.UpsertTrackedTimes(ctx, tx, projectID, times); err != nil {
 			return err
 		}
-		return store.RecordTransitions(ctx, tx, projectID, nil, transitions)
+		if err := store.RecordTransitions(ctx, tx, projectID, nil, transitions); err != nil {
+			return err
+		}
+		return MarkBackfilled(ctx, tx, projectID, now)
 	})
+}
+
+// MarkBackfilled records that a project's first backfill completed at at,
+// as Syncer.Backfill does: tools answer NOT_READY for a project without
+// it. Tests and load commands that write a mirror directly call it.
+func MarkBackfilled(ctx context.Context, q store.DBTX, projectID int64, at time.Time) error {
+	st, err := store.GetSyncState(ctx, q, projectID)
+	if err != nil {
+		return err
+	}
+	st.BackfillDoneAt = &at
+	return store.PutSyncState(ctx, q, st)
 }

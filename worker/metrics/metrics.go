@@ -80,7 +80,7 @@ var (
 func init() {
 	Registry.MustRegister(deliveriesReceived, deliveriesRefused, ingestSeconds, recomputeSeconds,
 		toolCalls, modelRequests, modelTokens, modelFailovers, modelRepairs, modelBudgetRefusals, proseOutcomes,
-		standupDeliveries, snapshotAges,
+		standupDeliveries, snapshotAges, snapshotLags,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 

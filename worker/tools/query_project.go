@@ -67,6 +67,23 @@ type Meta struct {
 type SnapshotRef struct {
 	Version    int64     `json:"version"`
 	ComputedAt time.Time `json:"computedAt"`
+	// AgeMinutes is how many whole minutes ago the snapshot was stored
+	// (recomputes run at least every 30 minutes, so minutes are the grain
+	// an agent needs, and two calls a moment apart answer alike);
+	// CoversLatest whether it includes the mirror's latest change, and
+	// ChangesBehind how many changes it lacks (a recompute is on its way),
+	// so an agent can tell a forecast that lags a burst or a stalled worker.
+	AgeMinutes    int64 `json:"ageMinutes"`
+	CoversLatest  bool  `json:"coversLatest"`
+	ChangesBehind int64 `json:"changesBehind,omitempty"`
+}
+
+// snapshotRef names the view's snapshot as of now.
+func (v *projectView) snapshotRef(now time.Time) SnapshotRef {
+	return SnapshotRef{Version: v.Version, ComputedAt: v.Data.ComputedAt,
+		AgeMinutes:    int64(max(now.Sub(v.SnapshotAt), 0) / time.Minute),
+		CoversLatest:  v.SnapshotCounter >= v.Counter,
+		ChangesBehind: max(v.Counter-v.SnapshotCounter, 0)}
 }
 
 // queryProjectInputSchema is what a model reads on every turn: terse, with
@@ -202,7 +219,7 @@ func (s *Service) queryProject(ctx context.Context, _ Caller, in QueryProjectInp
 // meta is the common part of every payload; call it last, after the caps
 // have noted everything.
 func (q *query) meta() Meta {
-	return Meta{Snapshot: SnapshotRef{Version: q.v.Version, ComputedAt: q.v.Data.ComputedAt}, Notes: q.caps.Notes()}
+	return Meta{Snapshot: q.v.snapshotRef(time.Now()), Notes: q.caps.Notes()}
 }
 
 func (q *query) noteIgnoredFilters(view string) {

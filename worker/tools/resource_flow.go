@@ -75,7 +75,7 @@ func (s *Service) flowResource() Resource {
 			if f == nil {
 				return ResourceContent{}, Errorf(CodeNotReady, "", "the latest snapshot of %s predates flow metrics; the next recompute adds them", p.FullName())
 			}
-			doc := flowDocument{Project: p.FullName(), Snapshot: SnapshotRef{Version: v.Version, ComputedAt: v.Data.ComputedAt},
+			doc := flowDocument{Project: p.FullName(), Snapshot: v.snapshotRef(time.Now()),
 				Figures: f, ByMilestone: []milestoneDoneBy{}}
 			loc, err := time.LoadLocation(f.TimeZone)
 			if err != nil {

@@ -81,13 +81,18 @@ func (s *Service) project(name string) (store.Project, error) {
 // projectView is one consistent reading of a project: its latest snapshot,
 // decoded and indexed, and its mirror's issue heads and milestones.
 type projectView struct {
-	Project   store.Project
-	Version   int64
-	Counter   int64
-	Data      worker.SnapshotData
-	Status    map[int64]*scheduler.IssueStatus
-	Forecast  map[int64]*scheduler.IssueForecast
-	Milestone map[int64]*scheduler.MilestoneForecast
+	Project store.Project
+	Version int64
+	Counter int64
+	// SnapshotCounter and SnapshotAt are the change counter the snapshot
+	// was computed from and when it was stored: against Counter they say
+	// whether it covers the mirror's latest change.
+	SnapshotCounter int64
+	SnapshotAt      time.Time
+	Data            worker.SnapshotData
+	Status          map[int64]*scheduler.IssueStatus
+	Forecast        map[int64]*scheduler.IssueForecast
+	Milestone       map[int64]*scheduler.MilestoneForecast
 	// Age is each open, started issue's work item age from the flow
 	// figures (empty in a snapshot without them).
 	Age        map[int64]*scheduler.WorkItemAge
@@ -211,12 +216,19 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 	if v.SnapshotVersion == 0 {
 		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first sync and recompute have not finished; retry in a minute", p.FullName())
 	}
+	if !v.Backfilled {
+		// A snapshot of a half-imported mirror (a recompute a delivery
+		// triggered during the first backfill) would be served as if the
+		// project had only the issues imported so far.
+		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
+	}
 	if cur != nil && cur.Version == v.SnapshotVersion && cur.Counter == v.ChangeCounter {
 		return cur, nil
 	}
 	next := &projectView{Project: p, Counter: v.ChangeCounter}
 	if cur != nil && cur.Version == v.SnapshotVersion {
 		next.Version, next.Data, next.Status, next.Forecast, next.Milestone = cur.Version, cur.Data, cur.Status, cur.Forecast, cur.Milestone
+		next.SnapshotCounter, next.SnapshotAt = cur.SnapshotCounter, cur.SnapshotAt
 	} else {
 		snap, err := store.LatestSnapshot(ctx, s.Pool, p.ID)
 		if err != nil {
@@ -225,7 +237,7 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 		if err := json.Unmarshal(snap.Data, &next.Data); err != nil {
 			return nil, fmt.Errorf("decode snapshot %d of %s: %w", snap.Version, p.FullName(), err)
 		}
-		next.Version = snap.Version
+		next.Version, next.SnapshotCounter, next.SnapshotAt = snap.Version, snap.ChangeCounter, snap.ComputedAt
 		next.index()
 	}
 	if cur != nil && cur.Counter == v.ChangeCounter {
