@@ -61,15 +61,7 @@ func TestDemoWithAModelThatSaysNothing(t *testing.T) {
 		t.Errorf("banner still has the old capture_work line")
 	}
 	ctx := context.Background()
-	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := d.project(t)
 	st, err := store.LatestStandup(ctx, pool, p.ID)
 	if err != nil {
 		t.Fatalf("no standup of record: %v", err)

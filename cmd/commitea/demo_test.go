@@ -278,15 +278,7 @@ func TestDemo(t *testing.T) {
 	}
 
 	// The imported project: 400+ issues, four milestones, one hard.
-	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := d.project(t)
 	snap := latest(t, pool, p.ID)
 	if snap.Counts.Issues < 400 || len(snap.Forecast.Milestones) != 4 || !snap.Forecast.Milestones[0].Hard {
 		t.Fatalf("demo project: %+v, milestones %+v", snap.Counts, snap.Forecast.Milestones)
@@ -408,6 +400,22 @@ func mustDatabaseURL(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// project opens the demo's database and finds its project, acme/teapot;
+// the pool closes when the test ends.
+func (d *runningDemo) project(t *testing.T) (*store.Pool, store.Project) {
+	t.Helper()
+	pool, err := store.Open(context.Background(), mustDatabaseURL(t, d.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	p, err := store.ProjectByName(context.Background(), pool, "acme/teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, p
 }
 
 func latest(t *testing.T, pool *store.Pool, projectID int64) worker.SnapshotData {

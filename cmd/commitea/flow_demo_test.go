@@ -58,15 +58,7 @@ done AS (
 func TestDemoFlowAgreesWithSQL(t *testing.T) {
 	d := startDemo(t, "--date", demoFlowDate)
 	ctx := context.Background()
-	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := d.project(t)
 
 	// The page and the snapshot it was drawn from (a recompute may land in
 	// between: then ask again).
@@ -99,7 +91,7 @@ func TestDemoFlowAgreesWithSQL(t *testing.T) {
 	// Cycle time.
 	var n, unstarted int
 	var p50, p70, p85, p95 *int
-	err = pool.QueryRow(ctx, flowSQL+`SELECT count(days), count(*) - count(days),
+	err := pool.QueryRow(ctx, flowSQL+`SELECT count(days), count(*) - count(days),
 		percentile_disc(0.5) WITHIN GROUP (ORDER BY days), percentile_disc(0.7) WITHIN GROUP (ORDER BY days),
 		percentile_disc(0.85) WITHIN GROUP (ORDER BY days), percentile_disc(0.95) WITHIN GROUP (ORDER BY days)
 		FROM done`, p.ID, now, tz, window).Scan(&n, &unstarted, &p50, &p70, &p85, &p95)

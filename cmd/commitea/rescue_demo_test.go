@@ -23,15 +23,7 @@ import (
 func TestDemoRescueComesTrue(t *testing.T) {
 	d := startDemo(t)
 	ctx := context.Background()
-	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := d.project(t)
 	waitFor(t, "the demo's first snapshot", time.Minute, func() bool {
 		_, err := store.LatestSnapshot(ctx, pool, p.ID)
 		return err == nil

@@ -27,15 +27,8 @@ import (
 func TestDemoReestimatesComeTrue(t *testing.T) {
 	d := startDemo(t)
 	ctx := context.Background()
-	pool, err := store.Open(ctx, mustDatabaseURL(t, d.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p, err := store.ProjectByName(ctx, pool, "acme/teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := d.project(t)
+	var err error // the realized directives waited for below
 	waitFor(t, "the demo's first snapshot", time.Minute, func() bool {
 		_, err := store.LatestSnapshot(ctx, pool, p.ID)
 		return err == nil
