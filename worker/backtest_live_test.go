@@ -170,25 +170,8 @@ func TestReplayAtNowIsTheRecompute(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
-	_, pool := storetest.NewDB(t)
-	fake, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 2, Now: now, HistoryDays: 150}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := backfillGenerated(t, giteafake.Project{Seed: 2, Now: now, HistoryDays: 150})
 	clock := func() time.Time { return now }
-	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: clock}
-	if err := s.Backfill(ctx, p); err != nil {
-		t.Fatal(err)
-	}
 	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 300, People: generatedPeople(t, giteafake.DemoTeam(), now), Now: clock}
 	var versions []store.IssueVersion
 	st, err := loadProjectState(ctx, pool, p.ID, func(tx store.Tx) error {
@@ -233,25 +216,8 @@ func TestBacktestsAndLiveShareTheRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
-	_, pool := storetest.NewDB(t)
-	fake, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 3, Now: now, HistoryDays: 150, Planned: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, p := backfillGenerated(t, giteafake.Project{Seed: 3, Now: now, HistoryDays: 150, Planned: true})
 	clock := func() time.Time { return now }
-	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: clock}
-	if err := s.Backfill(ctx, p); err != nil {
-		t.Fatal(err)
-	}
 	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 100, People: generatedPeople(t, giteafake.DemoTeam(), now), Now: clock}
 	var versions []store.IssueVersion
 	st, err := loadProjectState(ctx, pool, p.ID, func(tx store.Tx) error {
@@ -298,4 +264,30 @@ func TestBacktestsAndLiveShareTheRules(t *testing.T) {
 			t.Fatalf("a people-less sample does not carry the stand-in")
 		}
 	}
+}
+
+// backfillGenerated backfills the project the fake forge generates from gen
+// into a fresh database, as of gen.Now.
+func backfillGenerated(t *testing.T, gen giteafake.Project) (*store.Pool, store.Project) {
+	t.Helper()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	fake, err := giteafake.New(giteafake.Options{Generate: &gen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: func() time.Time { return gen.Now }}
+	if err := s.Backfill(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	return pool, p
 }
