@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,11 +60,15 @@ func queueIssueUpsert(b *pgx.Batch, projectID int64, w IssueWrite) {
 	queueVersion(b, projectID, i.Number, versionSource(w.Delivery), nil)
 }
 
-// UpsertIssues writes issue rows in one round trip.
+// UpsertIssues writes issue rows in one round trip, by ascending number
+// (writes to one number in the order given), the lock order every mirror
+// writer keeps.
 func UpsertIssues(ctx context.Context, q DBTX, projectID int64, ws []IssueWrite) error {
 	if len(ws) == 0 {
 		return nil
 	}
+	ws = slices.Clone(ws)
+	slices.SortStableFunc(ws, func(a, b IssueWrite) int { return cmp.Compare(a.Issue.Number, b.Issue.Number) })
 	b := &pgx.Batch{}
 	for _, w := range ws {
 		queueIssueUpsert(b, projectID, w)
@@ -98,6 +104,7 @@ func DeleteIssue(ctx context.Context, q DBTX, projectID, number int64) error {
 // ReplaceLabels makes the mirrored label set exactly labels: Gitea sends no
 // webhook for label edits, so reconcile lists them whole.
 func ReplaceLabels(ctx context.Context, q DBTX, projectID int64, labels []Label) error {
+	labels = byID(labels, func(l Label) int64 { return l.ID })
 	b := &pgx.Batch{}
 	ids := make([]int64, len(labels))
 	for i, l := range labels {
@@ -140,6 +147,7 @@ func queueMilestoneUpsert(b *pgx.Batch, projectID int64, m Milestone) {
 // ReplaceMilestones makes the mirrored milestones exactly ms: Gitea sends no
 // webhook for milestone edits, due dates included.
 func ReplaceMilestones(ctx context.Context, q DBTX, projectID int64, ms []Milestone) error {
+	ms = byID(ms, func(m Milestone) int64 { return m.ID })
 	b := &pgx.Batch{}
 	ids := make([]int64, len(ms))
 	for i, m := range ms {
@@ -278,6 +286,14 @@ func runBatch(ctx context.Context, q DBTX, b *pgx.Batch, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// byID is rows sorted by ascending id (stable), the order label and
+// milestone rows are locked in by every writer.
+func byID[T any](rows []T, id func(T) int64) []T {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b T) int { return cmp.Compare(id(a), id(b)) })
+	return rows
 }
 
 func nonNil(s []string) []string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"maps"
 	"slices"
@@ -49,12 +50,20 @@ type IngesterConfig struct {
 // recompute job per project), commit with synchronous commit, and only then
 // answer every waiting handler. One transaction per request would make
 // every request queue on the lock of the project's single pending job row.
+//
+// Each writer has its own queue and takes the deliveries of its share of
+// the issues (by issue number), so two writers' transactions never write
+// the same issue row: an issue row locked by one would hold the other
+// until the first commits, and with a few hundred busy issues nearly every
+// pair of batches shares one, which made the writers take turns instead of
+// overlapping. What they still share (labels, milestones, the change
+// counter, the recompute job) is written last, just before the commit.
 type Ingester struct {
 	pool   *store.Pool
 	jobs   JobInserter
 	log    *slog.Logger
 	cfg    IngesterConfig
-	queue  chan *submission
+	queues []chan *submission
 	mu     sync.RWMutex
 	byName map[string]int64 // lower-cased owner/repo -> project id
 	stop   chan struct{}
@@ -80,9 +89,12 @@ func NewIngester(pool *store.Pool, jobs JobInserter, projects []store.Project, l
 	}
 	in := &Ingester{
 		pool: pool, jobs: jobs, log: log, cfg: cfg,
-		queue:  make(chan *submission, cfg.MaxBatch*cfg.Writers*2),
+		queues: make([]chan *submission, cfg.Writers),
 		byName: map[string]int64{},
 		stop:   make(chan struct{}),
+	}
+	for k := range in.queues {
+		in.queues[k] = make(chan *submission, cfg.MaxBatch*2)
 	}
 	for _, p := range projects {
 		in.byName[strings.ToLower(p.FullName())] = p.ID
@@ -92,9 +104,9 @@ func NewIngester(pool *store.Pool, jobs JobInserter, projects []store.Project, l
 
 // Start runs the writers until Close.
 func (in *Ingester) Start() {
-	for range in.cfg.Writers {
+	for _, q := range in.queues {
 		in.wg.Add(1)
-		go in.writeLoop()
+		go in.writeLoop(q)
 	}
 }
 
@@ -131,7 +143,7 @@ func (in *Ingester) Submit(ctx context.Context, d Incoming) error {
 		return ErrIngestClosed
 	}
 	select {
-	case in.queue <- s:
+	case in.queues[in.shard(d)] <- s:
 	case <-ctx.Done():
 		in.mu.RUnlock()
 		return ctx.Err()
@@ -147,20 +159,33 @@ func (in *Ingester) Submit(ctx context.Context, d Incoming) error {
 	}
 }
 
-func (in *Ingester) writeLoop() {
+// shard is the writer of a delivery: by its issue, so one issue's
+// deliveries are written by one writer in arrival order; by its id when it
+// names no issue.
+func (in *Ingester) shard(d Incoming) int {
+	n := issueOf(d.Change)
+	if n <= 0 {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(d.DeliveryID))
+		n = int64(h.Sum32())
+	}
+	return int(n % int64(len(in.queues)))
+}
+
+func (in *Ingester) writeLoop(queue chan *submission) {
 	defer in.wg.Done()
 	batch := make([]*submission, 0, in.cfg.MaxBatch)
 	for {
 		batch = batch[:0]
 		select {
-		case s := <-in.queue:
+		case s := <-queue:
 			batch = append(batch, s)
 		case <-in.stop:
 			// Drain what was queued before shutdown so no waiting
 			// handler is left without an answer.
 			for {
 				select {
-				case s := <-in.queue:
+				case s := <-queue:
 					batch = append(batch, s)
 					if len(batch) == in.cfg.MaxBatch {
 						in.writeAndAnswer(batch)
@@ -177,7 +202,7 @@ func (in *Ingester) writeLoop() {
 	fill:
 		for len(batch) < in.cfg.MaxBatch {
 			select {
-			case s := <-in.queue:
+			case s := <-queue:
 				batch = append(batch, s)
 			default:
 				break fill
@@ -275,13 +300,14 @@ type pendingChange struct {
 	change   gitea.Change
 }
 
-// queueChanges queues one project's share of a batch in an order that is
-// the same for every writer: label and milestone definitions first, each
-// once (the last delivery's copy wins) by ascending id, then the issue
-// writes by ascending issue number, deliveries to one issue in arrival
-// order so a later delivery wins as it would have alone. Payload order
-// would let two writers lock the same label rows in opposite orders and
-// deadlock; Postgres then aborts one of them after deadlock_timeout.
+// queueChanges queues one project's share of a batch: label and milestone
+// definitions each once (the last delivery's copy wins), the issue writes
+// by ascending issue number, deliveries to one issue in arrival order so a
+// later delivery wins as it would have alone. The batch writes issue rows
+// first and the shared label and milestone rows last, each in ascending
+// order (see store.MirrorBatch). Payload order would let two writers lock
+// the same rows in opposite orders and deadlock; Postgres then aborts one
+// of them after deadlock_timeout.
 func queueChanges(mb *store.MirrorBatch, cs []pendingChange) {
 	labels := map[int64]store.Label{}
 	milestones := map[int64]store.Milestone{}
@@ -330,7 +356,7 @@ func queueIssueChange(mb *store.MirrorBatch, delivery string, c gitea.Change) {
 	}
 	if c.Comment != nil {
 		if c.CommentDeleted {
-			mb.DeleteComment(c.Comment.ID)
+			mb.DeleteComment(c.Comment.Issue, c.Comment.ID)
 		} else {
 			mb.Comment(*c.Comment)
 		}

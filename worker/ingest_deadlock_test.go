@@ -87,11 +87,10 @@ func TestIngestBatchDedupesLabels(t *testing.T) {
 		cs = append(cs, pendingChange{delivery: fmt.Sprint(i), change: c})
 	}
 	queueChanges(mb, cs)
-	one := store.NewMirrorBatch(p.ID)
-	one.Issue(store.IssueWrite{Issue: *cs[0].change.Issue})
-	// Two labels, one milestone, fifty issue writes.
-	if want := 3 + 50*one.Len(); mb.Len() != want {
-		t.Fatalf("queued %d statements, want %d (each label and milestone once)", mb.Len(), want)
+	// The two labels in one statement, the milestone in one, the fifty
+	// issue writes (fifty issues) as one upsert and one history statement.
+	if want := 4; mb.Len() != want {
+		t.Fatalf("queued %d statements, want %d (labels and milestones once, issues in one pass)", mb.Len(), want)
 	}
 	if err := mb.Run(context.Background(), pool); err != nil {
 		t.Fatal(err)

@@ -278,10 +278,10 @@ func (s *Syncer) Reconcile(ctx context.Context, p store.Project) error {
 	if err != nil {
 		return err
 	}
+	// Issue rows first, the shared label and milestone rows after them, as
+	// the webhook ingester writes them, so the two never lock the same
+	// rows in opposite orders.
 	return store.InTx(ctx, s.Pool, func(tx store.Tx) error {
-		if err := replaceWhole(ctx, tx, p.ID, labels, milestones); err != nil {
-			return err
-		}
 		if err := store.UpsertIssues(ctx, tx, p.ID, writes(rows)); err != nil {
 			return err
 		}
@@ -294,6 +294,9 @@ func (s *Syncer) Reconcile(ctx context.Context, p store.Project) error {
 			return err
 		}
 		if err := s.writeComments(ctx, tx, p.ID, comments); err != nil {
+			return err
+		}
+		if err := replaceWhole(ctx, tx, p.ID, labels, milestones); err != nil {
 			return err
 		}
 		state.LastSyncedAt = &started

@@ -41,6 +41,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"sync"
@@ -57,6 +58,8 @@ import (
 )
 
 type round struct {
+	rawCost    phaseCost
+	ingestCost phaseCost
 	rawRate    float64
 	ingestRate float64
 	p50, p99   time.Duration
@@ -80,6 +83,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	issues := fs.Int("issues", 200, "distinct issues the deliveries touch")
 	hostile := fs.Int("hostile", 0, "unauthenticated slow or 10 MiB bodies sent at once after the rounds, measuring peak RSS (0 skips it)")
 	serve := fs.String("serve", "", "a built commitea binary: run it as `serve` in a child process and send it the -n deliveries from -c clients, then the -hostile attack, sampling the child's RSS (skips the in-process rounds)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ingest phase of every round to this file")
+	pgLog := fs.Bool("pglog", false, "log every statement of the ingest phase with its duration to the database server's log (log_min_duration_statement 0 on the round's database)")
+	costs := fs.Bool("costs", false, "print each phase's CPU (this process and the database backends), commits and rows written per row or delivery")
 	burst := fs.Int("burst", 1000, "deliveries in the freshness burst against a 2,000-issue project with the recompute worker running (0 skips it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -101,13 +107,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "ingestload: %d deliveries x %d rounds, %d clients, %d issues, mean payload %d bytes\n", *n, *rounds, *c, *issues, size/len(load))
 	var rs []round
 	for i := range *rounds {
-		r, err := oneRound(ctx, *dbURL, load, *c)
+		r, err := oneRound(ctx, *dbURL, load, *c, *cpuProfile, *costs, *pgLog)
 		if err != nil {
 			return fmt.Errorf("round %d: %w", i+1, err)
 		}
 		rs = append(rs, r)
 		fmt.Fprintf(out, "round %d: raw insert %.0f rows/s | ingest %.0f deliveries/s (%.2fx) p50 %s p99 %s | lost %d errors %d\n",
 			i+1, r.rawRate, r.ingestRate, r.ingestRate/r.rawRate, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lost, r.errors)
+		if *costs {
+			fmt.Fprintf(out, "  raw per row: %s\n  ingest per delivery: %s\n", r.rawCost, r.ingestCost)
+		}
 	}
 	med := func(f func(round) float64) float64 {
 		v := make([]float64, len(rs))
@@ -140,7 +149,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (round, error) {
+func oneRound(ctx context.Context, adminURL string, load []delivery, c int, cpuProfile string, costs, pgLog bool) (round, error) {
 	var r round
 	n := len(load)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -152,6 +161,16 @@ func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (rou
 
 	// Raw single-row inserts, synchronous commit, same payload size.
 	if _, err := pool.Exec(ctx, `CREATE TABLE raw_insert (id bigserial PRIMARY KEY, delivery text UNIQUE, payload bytea)`); err != nil {
+		return r, err
+	}
+	mark := func() (cpuMark, cpuMark, error) {
+		if !costs {
+			return cpuMark{}, cpuMark{}, nil
+		}
+		return markCPU(ctx, pool)
+	}
+	_, m0, err := mark()
+	if err != nil {
 		return r, err
 	}
 	var next atomic.Int64
@@ -179,6 +198,11 @@ func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (rou
 		return r, fmt.Errorf("raw insert: %w", err)
 	}
 	r.rawRate = float64(n) / time.Since(start).Seconds()
+	m1, _, err := mark()
+	if err != nil {
+		return r, err
+	}
+	r.rawCost = m1.costSince(m0, n)
 
 	// The real ingest path over loopback.
 	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
@@ -199,6 +223,26 @@ func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (rou
 	lat := make([]time.Duration, n)
 	var failures atomic.Int64
 	next.Store(0)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return r, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return r, err
+		}
+	}
+	if pgLog {
+		if _, err := pool.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET log_min_duration_statement = 0', current_database()); END $$`); err != nil {
+			return r, err
+		}
+		pool.Reset()
+	}
+	_, m1, err = mark()
+	if err != nil {
+		return r, err
+	}
 	start = time.Now()
 	for range c {
 		wg.Add(1)
@@ -221,6 +265,14 @@ func oneRound(ctx context.Context, adminURL string, load []delivery, c int) (rou
 	wg.Wait()
 	elapsed := time.Since(start)
 	r.ingestRate = float64(n) / elapsed.Seconds()
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	m2, _, err := mark()
+	if err != nil {
+		return r, err
+	}
+	r.ingestCost = m2.costSince(m1, n)
 	slices.Sort(lat)
 	r.p50 = lat[n/2]
 	r.p99 = lat[n*99/100]
