@@ -22,13 +22,21 @@ import (
 //     after a few seconds), longer for tool calls; a body not in by then
 //     is answered 408 and its connection closed;
 //   - the per-request size limit (server.max_body_bytes), 413 beyond it;
-//   - one budget of bytes buffered at once across all requests
-//     (server.max_buffered_bytes). A body is read in chunks taken from a
-//     pool and each chunk is charged to the budget before it is filled, so
-//     a slow sender holds only what it has sent and memory is the budget,
-//     not the budget plus garbage. When the budget is spent the request is
-//     answered 503 with Retry-After, which Gitea does not redeliver but a
-//     burst of real deliveries (32 clients, a few KB each) never comes near.
+//   - one budget of memory held at once for requests across all of them
+//     (server.max_buffered_bytes). A body is read in chunks and each chunk
+//     is charged to the budget before it is filled, so a slow sender holds
+//     only what it has sent. The chunks are the budget's own: freed ones
+//     are kept for the next body (as many as are in use) rather than left
+//     to the collector, so an attack makes no garbage for the heap to grow
+//     over, and once it is over they are let go. Every open connection is charged
+//     a fixed cost too (connCost: its goroutine's stack, its read and write
+//     buffers, the request), since a thousand connections cost tens of MB
+//     before their bodies do; a connection the budget cannot take is
+//     answered 503 and closed as it is accepted. So memory for requests is
+//     the budget, whatever the number of strangers. When it is spent a
+//     request is answered 503 with Retry-After, which Gitea does not
+//     redeliver but a burst of real deliveries (32 clients, a few KB each:
+//     about 1.5 MiB) never comes near.
 //
 // Tool bodies (/v1 and /mcp) are read the same way, after the token check.
 
@@ -48,12 +56,18 @@ const retryAfter = 2 * time.Second
 // bodyChunk is the unit of buffering and of the budget.
 const bodyChunk = 16 << 10
 
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, bodyChunk); return &b }}
+// connCost is what the budget charges an open connection of the server
+// NewServer builds: its goroutine's stack (grown to 8–16 KiB by the time a
+// handler runs), the 4 KiB read and write buffers, the request, its
+// headers and the response (a few KiB), rounded up.
+const connCost = 32 << 10
 
-// byteBudget counts bytes buffered at once across requests.
+// byteBudget counts the memory held at once for requests, and keeps the
+// body chunks it has handed out for reuse.
 type byteBudget struct {
 	mu          sync.Mutex
 	used, limit int64
+	free        [][]byte
 }
 
 func newByteBudget(limit int64) *byteBudget { return &byteBudget{limit: limit} }
@@ -71,6 +85,42 @@ func (b *byteBudget) take(n int64) bool {
 func (b *byteBudget) give(n int64) {
 	b.mu.Lock()
 	b.used -= n
+	b.mu.Unlock()
+}
+
+// takeChunk charges one chunk and hands it out, a kept one when there is
+// one. A chunk is allocated only when none is kept, so under a steady
+// attack the chunks in use and kept stay within the budget.
+func (b *byteBudget) takeChunk() ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+bodyChunk > b.limit {
+		return nil, false
+	}
+	b.used += bodyChunk
+	if k := len(b.free); k > 0 {
+		c := b.free[k-1]
+		b.free[k-1] = nil
+		b.free = b.free[:k-1]
+		return c, true
+	}
+	return make([]byte, bodyChunk), true
+}
+
+// keptChunks is how many free chunks the budget keeps even when idle.
+const keptChunks = 64
+
+// giveChunks returns chunks taken with takeChunk. The budget keeps as many
+// free chunks as are in use (plus keptChunks): while an attack goes on it
+// reuses them all, and once it is over the rest go back to the collector.
+func (b *byteBudget) giveChunks(cs [][]byte) {
+	b.mu.Lock()
+	b.used -= int64(len(cs)) * bodyChunk
+	b.free = append(b.free, cs...)
+	if keep := int(b.used/bodyChunk) + keptChunks; len(b.free) > keep {
+		clear(b.free[keep:])
+		b.free = b.free[:keep]
+	}
 	b.mu.Unlock()
 }
 
@@ -115,10 +165,11 @@ func readBounded(w http.ResponseWriter, r *http.Request, limit int64, timeout ti
 			if int64(b.n) > limit {
 				return b, errBodyTooLarge
 			}
-			if !budget.take(bodyChunk) {
+			c, ok := budget.takeChunk()
+			if !ok {
 				return b, errBudgetSpent
 			}
-			b.chunks = append(b.chunks, *chunkPool.Get().(*[]byte))
+			b.chunks = append(b.chunks, c)
 		}
 		last := b.chunks[len(b.chunks)-1]
 		m, err := r.Body.Read(last[b.n%bodyChunk:])
@@ -166,15 +217,11 @@ func (b *bufferedBody) Bytes() []byte {
 	return out.Bytes()
 }
 
-// release returns the chunks to the pool and their bytes to the budget;
+// release returns the chunks and their bytes to the budget;
 // calling it twice is harmless.
 func (b *bufferedBody) release() {
-	for i := range b.chunks {
-		c := b.chunks[i]
-		chunkPool.Put(&c)
-	}
-	if b.budget != nil {
-		b.budget.give(int64(len(b.chunks)) * bodyChunk)
+	if b.budget != nil && len(b.chunks) > 0 {
+		b.budget.giveChunks(b.chunks)
 	}
 	b.chunks, b.n = nil, 0
 }
@@ -205,8 +252,63 @@ func writeReadError(w http.ResponseWriter, err error, what string) string {
 // NewServer is the HTTP server serve runs the router in (and the load
 // commands measure): bodies have per-route deadlines (above); these bound
 // the rest: headers, a backstop for whole requests, idle keep-alive
-// connections, and header size (tokens and cookies fit easily).
+// connections, and header size (tokens and cookies fit easily). Every
+// connection is charged connCost to the router's budget while it is open
+// (see Bounded reads); one the budget cannot take is answered 503 with
+// Retry-After and closed before a goroutine serves it.
 func NewServer(addr string, h http.Handler) *http.Server {
-	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	if rh, ok := h.(*routerHandler); ok {
+		srv.ConnState = (&connCharges{budget: rh.budget, open: map[net.Conn]bool{}}).state
+	}
+	return srv
+}
+
+// routerHandler is the router with the budget its handlers read bodies
+// within, for NewServer to charge connections to.
+type routerHandler struct {
+	http.Handler
+	budget *byteBudget
+}
+
+// connCharges charges open connections to a budget.
+type connCharges struct {
+	budget *byteBudget
+	mu     sync.Mutex
+	open   map[net.Conn]bool
+}
+
+// busyAnswer is written to a connection the budget cannot take, before it
+// is closed: no goroutine, buffer or request is spent on it.
+var busyAnswer = func() []byte {
+	body := `{"error":{"code":"` + CodeUnavailable + `","message":"too many connections at once; retry shortly"}}` + "\n"
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: " +
+		strconv.Itoa(int(retryAfter/time.Second)) + "\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+}()
+
+func (cc *connCharges) state(c net.Conn, s http.ConnState) {
+	switch s {
+	case http.StateNew:
+		if !cc.budget.take(connCost) {
+			// Called on the accept loop: a fresh connection's send buffer
+			// is empty, and the deadline bounds the rest.
+			_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+			_, _ = c.Write(busyAnswer)
+			_ = c.Close()
+			return
+		}
+		cc.mu.Lock()
+		cc.open[c] = true
+		cc.mu.Unlock()
+	case http.StateClosed, http.StateHijacked:
+		cc.mu.Lock()
+		charged := cc.open[c]
+		delete(cc.open, c)
+		cc.mu.Unlock()
+		if charged {
+			cc.budget.give(connCost)
+		}
+	}
 }

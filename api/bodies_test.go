@@ -141,3 +141,101 @@ func TestServerBoundsHeaders(t *testing.T) {
 		t.Fatalf("200 KiB cookie: status %d, want 431", got)
 	}
 }
+
+// TestConnectionsAreChargedToTheBudget: the budget counted body bytes
+// only, so a thousand strangers' connections (each a goroutine, buffers
+// and a request) cost tens of MB beyond it and the process went past the
+// budget plus 64 MiB. Every open connection of NewServer's server is
+// charged connCost: once the budget cannot take another, a new connection
+// is answered 503 with Retry-After as it is accepted, and once the
+// strangers leave, a signed delivery is taken again.
+func TestConnectionsAreChargedToTheBudget(t *testing.T) {
+	t.Parallel()
+	const conns = 4
+	h := NewRouter(Config{WebhookSecret: testSecret, Sink: &recordingSink{}, Decode: jsonDecoder,
+		MaxBodyBytes: 1024, MaxBufferedBytes: conns * connCost, Log: quietLog()})
+	srv := NewServer("", h)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	addr := ln.Addr().String()
+	budget := h.(*routerHandler).budget
+	var idle []net.Conn
+	for range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	for deadline := time.Now().Add(5 * time.Second); budget.inUse() < conns*connCost; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("budget in use %d with %d connections open, want %d", budget.inUse(), conns, conns*connCost)
+		}
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("connection beyond the budget: %v, want a 503", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("connection beyond the budget: %s Retry-After %q, want 503 with Retry-After", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	for _, c := range idle {
+		_ = c.Close()
+	}
+	body := []byte(`{"action":"opened"}`)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhooks/gitea", strings.NewReader(string(body)))
+		req.Header.Set("X-Gitea-Event", "issues")
+		req.Header.Set("X-Gitea-Delivery", "d1")
+		req.Header.Set("X-Gitea-Signature", sign(testSecret, body))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusAccepted {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the idle connections closed: %v %v, want 202", resp, err)
+		}
+	}
+}
+
+// TestBodyChunksAreReused: freed chunks went back to a sync.Pool, which the
+// collector empties, so every wave of bodies allocated fresh chunks and the
+// heap grew over the garbage. The budget keeps its chunks: after many
+// bodies, no more were ever allocated than were in use at once.
+func TestBodyChunksAreReused(t *testing.T) {
+	t.Parallel()
+	b := newByteBudget(8 * bodyChunk)
+	seen := map[*byte]bool{}
+	for range 50 {
+		var held [][]byte
+		for range 3 {
+			c, ok := b.takeChunk()
+			if !ok {
+				t.Fatal("budget refused a chunk it has room for")
+			}
+			seen[&c[0]] = true
+			held = append(held, c)
+		}
+		b.giveChunks(held)
+	}
+	if len(seen) != 3 {
+		t.Fatalf("%d distinct chunks allocated for bodies of 3 chunks each, want 3", len(seen))
+	}
+	if b.inUse() != 0 {
+		t.Fatalf("in use %d after every chunk was given back, want 0", b.inUse())
+	}
+}

@@ -146,7 +146,7 @@ func NewRouter(cfg Config) http.Handler {
 	if cfg.RiverUI != nil {
 		r.With(contentPolicy(riverUIPolicy), browser.riverUI).Mount("/riverui", cfg.RiverUI)
 	}
-	return r
+	return &routerHandler{Handler: r, budget: budget}
 }
 
 // mountTools serves the tools on both transports. Every route needs a

@@ -104,6 +104,15 @@ type ServerConfig struct {
 	// requests (webhook bodies before their signature is checked, tool
 	// inputs); beyond it a request is answered 503 with Retry-After.
 	MaxBufferedBytes int64 `toml:"max_buffered_bytes"`
+	// MemoryLimit is the Go runtime's soft memory limit serve sets
+	// (runtime/debug.SetMemoryLimit): the collector runs harder as the
+	// heap nears it instead of letting it grow to twice what is live, so
+	// under 1,000 hostile bodies the process stays within the buffer
+	// budget plus 64 MiB (of which about 26 MiB are the binary's own
+	// pages, outside any Go limit). 0 is the default,
+	// max_buffered_bytes + 32 MiB, unless GOMEMLIMIT is set, which then
+	// wins; -1 leaves the runtime's limit alone.
+	MemoryLimit int64 `toml:"memory_limit"`
 	// MetricsToken, when set, is the bearer token GET /metrics requires.
 	MetricsToken Secret `toml:"metrics_token"`
 	// PublicURL is the address people and Gitea reach CommiTea at, when it
@@ -255,9 +264,16 @@ const (
 
 // Limits and defaults that the README and the example file document.
 const (
-	DefaultAddr              = ":8080"
-	DefaultMaxBodyBytes      = 10 << 20
-	DefaultMaxBufferedBytes  = 32 << 20
+	DefaultAddr             = ":8080"
+	DefaultMaxBodyBytes     = 10 << 20
+	DefaultMaxBufferedBytes = 32 << 20
+	// DefaultMemoryHeadroom is what the default memory limit allows beyond
+	// the buffer budget: the service's own working set (the mirror's
+	// caches, River, a recompute of a demo-sized project).
+	DefaultMemoryHeadroom = 32 << 20
+	// MinMemoryHeadroom is the least a configured limit may allow beyond
+	// the budget.
+	MinMemoryHeadroom        = 16 << 20
 	DefaultReconcileInterval = 10 * time.Minute
 	DefaultForecastTrials    = 2000
 	MaxForecastTrials        = 100000
@@ -510,6 +526,14 @@ func envBindings() []envBinding {
 			c.Server.MaxBufferedBytes = n
 			return nil
 		}},
+		{env: "COMMITEA_MEMORY_LIMIT", key: "server.memory_limit", apply: func(c *Config, v string) error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("not an integer: %q", v)
+			}
+			c.Server.MemoryLimit = n
+			return nil
+		}},
 		{env: "COMMITEA_METRICS_TOKEN", key: "server.metrics_token", secret: true, apply: secret(func(c *Config) *Secret { return &c.Server.MetricsToken })},
 		{env: "COMMITEA_PUBLIC_URL", key: "server.public_url", apply: str(func(c *Config) *string { return &c.Server.PublicURL })},
 		{env: "COMMITEA_DASHBOARD_TOKEN_LINKS", key: "dashboard.token_links", apply: func(c *Config, v string) error {
@@ -694,6 +718,11 @@ func (c Config) ValidateFor(command string) error {
 	if c.Server.MaxBufferedBytes < c.Server.MaxBodyBytes || c.Server.MaxBufferedBytes > 1<<34 {
 		e, k := key("server.max_buffered_bytes")
 		p.add(e, k, "must be at least server.max_body_bytes (%d) and at most %d, got %d", c.Server.MaxBodyBytes, int64(1)<<34, c.Server.MaxBufferedBytes)
+	}
+	if m := c.Server.MemoryLimit; m < -1 || m > 0 && m < c.Server.MaxBufferedBytes+MinMemoryHeadroom {
+		e, k := key("server.memory_limit")
+		p.add(e, k, "must be -1 (the runtime's own), 0 (the default) or at least server.max_buffered_bytes + %d MiB (%d), got %d",
+			MinMemoryHeadroom>>20, c.Server.MaxBufferedBytes+MinMemoryHeadroom, m)
 	}
 	if t := c.Server.MetricsToken; t != "" && len(t) < MinSecretLen {
 		e, k := key("server.metrics_token")

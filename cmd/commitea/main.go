@@ -35,7 +35,7 @@ func main() {
 	// kills a shutdown that hangs.
 	go func() { <-ctx.Done(); stop() }()
 
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, SetMemoryLimit: debug.SetMemoryLimit}
 	err := m.Run(ctx, os.Args[1:])
 	err = errors.Join(err, m.Close())
 	stop()
@@ -52,6 +52,10 @@ type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// SetMemoryLimit is runtime/debug.SetMemoryLimit for the process that
+	// owns the runtime; serve sets server.memory_limit through it. Nil (in
+	// tests, which share their process) leaves the limit alone.
+	SetMemoryLimit func(int64) int64
 
 	// logger is built from the configuration by loadConfig; before that,
 	// commands have nothing to log.
@@ -277,7 +281,29 @@ func (m *Main) runServe(ctx context.Context, g globalOptions, args []string) err
 	if err != nil {
 		return err
 	}
+	m.applyMemoryLimit(cfg.Server)
 	return m.serve(ctx, cfg, opts)
+}
+
+// applyMemoryLimit sets the runtime's soft memory limit from
+// server.memory_limit (see ServerConfig.MemoryLimit).
+func (m *Main) applyMemoryLimit(c ServerConfig) {
+	if m.SetMemoryLimit == nil || c.MemoryLimit < 0 {
+		return
+	}
+	limit := c.MemoryLimit
+	if limit == 0 {
+		if m.Getenv("GOMEMLIMIT") != "" {
+			if cur := m.SetMemoryLimit(-1); cur < c.MaxBufferedBytes+MinMemoryHeadroom {
+				m.logger.Warn("GOMEMLIMIT leaves less than 16 MiB beyond server.max_buffered_bytes: the collector will run hard under load",
+					slog.Int64("gomemlimit", cur), slog.Int64("max_buffered_bytes", c.MaxBufferedBytes))
+			}
+			return
+		}
+		limit = c.MaxBufferedBytes + DefaultMemoryHeadroom
+	}
+	m.SetMemoryLimit(limit)
+	m.logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("max_buffered_bytes", c.MaxBufferedBytes))
 }
 
 func (m *Main) runMigrate(ctx context.Context, g globalOptions, args []string) error {

@@ -187,13 +187,16 @@ func attack(ctx context.Context, addr string, n, maxBody int, secret string, rss
 
 // rss is the resident set size in bytes of process pid ("self" for this
 // one), from /proc (Linux), or 0.
-func rss(pid string) int64 {
+func rss(pid string) int64 { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads one size field of /proc/PID/status in bytes, or 0.
+func procStatus(pid, field string) int64 {
 	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10
 		}

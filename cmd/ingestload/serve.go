@@ -182,6 +182,8 @@ func serveRound(ctx context.Context, adminURL, binary string, n, c, hostile int,
 			return fail(err)
 		}
 		a.print(out, "serve hostile", api.DefaultMaxBufferedBytes)
+		fmt.Fprintf(out, "serve hostile: afterwards RSS %.1f MiB, of it file-backed (the binary's pages) %.1f MiB\n",
+			float64(rss(pid))/(1<<20), float64(procStatus(pid, "RssFile:"))/(1<<20))
 	}
 	select {
 	case err := <-exited:
