@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/models/modeltest"
 	"github.com/commitea/commitea/worker/standup"
@@ -14,7 +15,7 @@ import (
 // The standups phrase with the small role of the router serve shares with
 // the tools, and use the template when that role is not configured.
 func TestStandupsPhraseWithTheSharedRouter(t *testing.T) {
-	cfg, err := LoadConfig("", envMap(map[string]string{}))
+	cfg, err := config.Load("", envMap(map[string]string{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestModelRouterWarnsOfBudgetsThatFitNoPrompt(t *testing.T) {
 		"COMMITEA_BIG_MODEL": "openai:qwen", "COMMITEA_BIG_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_FALLBACK": "openai:other",
 		"COMMITEA_BIG_FALLBACK_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_INPUT_USD_PER_MTOK": "2",
 	}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/models"
@@ -36,7 +37,7 @@ func TestModelRouterFromConfigAndUsageCommand(t *testing.T) {
 		// Must not be sent to a server that only speaks OpenAI's protocol.
 		"OPENAI_API_KEY": "sk-real-openai-key",
 	}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"net"
@@ -12,7 +12,7 @@ import (
 func TestPublicURL(t *testing.T) {
 	env := validEnv()
 	env["COMMITEA_PUBLIC_URL"] = "https://commitea.example.com/"
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}

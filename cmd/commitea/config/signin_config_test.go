@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // missing piece named with its variable and key.
 func TestSignInConfig(t *testing.T) {
 	env := validEnv()
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestSignInConfig(t *testing.T) {
 	} {
 		env[k] = v
 	}
-	cfg, err = LoadConfig("", envMap(env))
+	cfg, err = Load("", envMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestSignInConfig(t *testing.T) {
 		t.Fatal("the client secret is printed")
 	}
 	env["COMMITEA_DASHBOARD_TOKEN_LINKS"] = "sometimes"
-	if _, err := LoadConfig("", envMap(env)); err == nil || !strings.Contains(err.Error(), "COMMITEA_DASHBOARD_TOKEN_LINKS (dashboard.token_links): not true or false") {
+	if _, err := Load("", envMap(env)); err == nil || !strings.Contains(err.Error(), "COMMITEA_DASHBOARD_TOKEN_LINKS (dashboard.token_links): not true or false") {
 		t.Errorf("token links: %v", err)
 	}
 
