@@ -148,16 +148,8 @@ func (m *Main) serveWith(ctx context.Context, cfg config.Config, opts serveOptio
 	}
 	syncer.Jobs = jobs
 	engine.Jobs = jobs
-	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
-		return store.SnapshotTimes(ctx, pool)
-	})
-	metrics.SetSnapshotLags(func(ctx context.Context) ([]metrics.SnapshotLag, error) {
-		fs, err := store.ProjectFreshness(ctx, pool)
-		out := make([]metrics.SnapshotLag, len(fs))
-		for i, f := range fs {
-			out[i] = metrics.SnapshotLag{Project: f.Project, ChangesBehind: f.ChangesBehind, Behind: f.Behind}
-		}
-		return out, err
+	metrics.SetSnapshotFreshness(func(ctx context.Context) ([]store.Freshness, error) {
+		return store.ProjectFreshness(ctx, pool)
 	})
 
 	if opts.Role.RunsWorker() {
