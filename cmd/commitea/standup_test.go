@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/commitea/commitea/cmd/commitea/config"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
@@ -33,7 +34,7 @@ func TestStandupSinkConfig(t *testing.T) {
 		"COMMITEA_STANDUP_EMAIL_TO":            "team@example.org, pm@example.org",
 		"COMMITEA_STANDUP_GITEA_ISSUES":        "acme/app#7",
 	}
-	cfg, err := config.Load("", envMap(env))
+	cfg, err := config.Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestStandupCommand(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+		m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 		err := m.Run(ctx, args)
 		if cerr := m.Close(); cerr != nil {
 			t.Error(cerr)
@@ -141,7 +142,7 @@ func TestStandupCommand(t *testing.T) {
 	}
 
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	err = m.Run(ctx, []string{"standup", "--project", "nope"})
 	if !errors.As(err, new(usageError)) {
 		t.Errorf("bad --project: err = %v, want a usage error", err)
@@ -191,7 +192,7 @@ func TestStandupDryRunWritesNothing(t *testing.T) {
 		"COMMITEA_STANDUP_WEBHOOK_URL": "http://127.0.0.1:1/hook", "COMMITEA_STANDUP_WEBHOOK_SECRET": "0123456789abcdef0123"}
 	before := rowCounts(t, pool)
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	err := m.Run(ctx, []string{"standup", "--project", "acme/app", "--dry-run"})
 	if cerr := m.Close(); cerr != nil {
 		t.Error(cerr)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 )
 
 // FuzzLoadConfig: the TOML file and the environment are an operator's
@@ -23,11 +25,11 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add("[calendar]\ntime_zone = \"Mars/Olympus\"\nworking_days = [\"caturday\"]\n", "COMMITEA_STANDUP_TIME", "25:61")
 	f.Add("\x00[[[", "COMMITEA_RECONCILE_INTERVAL", "-1h")
 	f.Fuzz(func(t *testing.T, toml, name, value string) {
-		env := validEnv()
+		env := configtest.ValidEnv()
 		if !strings.HasSuffix(name, "_FILE") { // no reading of arbitrary files
 			env[name] = value
 		}
-		cfg, err := load("commitea.toml", []byte(toml), envMap(env))
+		cfg, err := load("commitea.toml", []byte(toml), configtest.Getenv(env))
 		if err != nil {
 			return
 		}

@@ -11,12 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// envMap is a getenv backed by a map.
-func envMap(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
+)
 
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
@@ -25,17 +22,6 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// validEnv is the smallest environment serve accepts.
-func validEnv() map[string]string {
-	return map[string]string{
-		"DATABASE_URL":            "postgres://commitea:pg-password-123@127.0.0.1:1/commitea?sslmode=disable",
-		"GITEA_URL":               "http://gitea:3000",
-		"GITEA_TOKEN":             "gitea-token-abcdef0123456789",
-		"COMMITEA_WEBHOOK_SECRET": "webhook-secret-0123456789",
-		"COMMITEA_PROJECTS":       "acme/widgets, acme/gadgets",
-	}
 }
 
 const fileConfig = `
@@ -115,7 +101,7 @@ api_key = "sk-file-key"
 
 func TestLoadConfigFileOnly(t *testing.T) {
 	path := writeFile(t, "c.toml", fileConfig)
-	cfg, err := Load(path, envMap(nil))
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +144,7 @@ func TestLoadConfigFileOnly(t *testing.T) {
 }
 
 func TestLoadConfigEnvOnly(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_ADDR"] = ":9999"
 	env["COMMITEA_RECONCILE_INTERVAL"] = "2m"
 	env["COMMITEA_METRICS_TOKEN"] = "metrics-token-0123456789"
@@ -196,7 +182,7 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env["COMMITEA_BIG_INPUT_USD_PER_MTOK"] = "3"
 	env["COMMITEA_BIG_OUTPUT_USD_PER_MTOK"] = "15"
 
-	cfg, err := Load("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +238,7 @@ func TestLoadConfigEnvOverridesFile(t *testing.T) {
 		"COMMITEA_LOG_FORMAT":      "text",
 		"COMMITEA_FORECAST_TRIALS": "", // empty counts as unset
 	}
-	cfg, err := Load(path, envMap(env))
+	cfg, err := Load(path, configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,10 +267,10 @@ func TestLoadConfigEnvOverridesFile(t *testing.T) {
 
 func TestLoadConfigSecretFromFile(t *testing.T) {
 	tokenFile := writeFile(t, "token", "file-held-token-0123\n")
-	env := validEnv()
+	env := configtest.ValidEnv()
 	delete(env, "GITEA_TOKEN")
 	env["GITEA_TOKEN_FILE"] = tokenFile
-	cfg, err := Load("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +281,7 @@ func TestLoadConfigSecretFromFile(t *testing.T) {
 	env["GITEA_TOKEN"] = "also-set"
 	env["COMMITEA_WEBHOOK_SECRET_FILE"] = filepath.Join(t.TempDir(), "missing")
 	delete(env, "COMMITEA_WEBHOOK_SECRET")
-	_, err = Load("", envMap(env))
+	_, err = Load("", configtest.Getenv(env))
 	for _, want := range []string{
 		"config: GITEA_TOKEN (gitea.token): both GITEA_TOKEN and GITEA_TOKEN_FILE are set",
 		"config: COMMITEA_WEBHOOK_SECRET (gitea.webhook_secret): read COMMITEA_WEBHOOK_SECRET_FILE",
@@ -319,7 +305,7 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 		"COMMITEA_TOKENS":                 "no-colons-here",
 		"COMMITEA_MODEL_DAILY_COST_USD":   "$5",
 	}
-	_, err := Load(path, envMap(env))
+	_, err := Load(path, configtest.Getenv(env))
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -343,22 +329,22 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 }
 
 func TestLoadConfigFileErrors(t *testing.T) {
-	if _, err := Load(filepath.Join(t.TempDir(), "absent.toml"), envMap(nil)); err == nil || !strings.Contains(err.Error(), "absent.toml") {
+	if _, err := Load(filepath.Join(t.TempDir(), "absent.toml"), configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "absent.toml") {
 		t.Errorf("missing file: %v", err)
 	}
 	path := writeFile(t, "bad.toml", "[gitea\nurl=")
-	if _, err := Load(path, envMap(nil)); err == nil || !strings.Contains(err.Error(), "parse") {
+	if _, err := Load(path, configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "parse") {
 		t.Errorf("bad syntax: %v", err)
 	}
 	path = writeFile(t, "types.toml", "[forecast]\ntrials = \"lots\"\n")
-	if _, err := Load(path, envMap(nil)); err == nil || !strings.Contains(err.Error(), "trials") {
+	if _, err := Load(path, configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "trials") {
 		t.Errorf("wrong type: %v", err)
 	}
 }
 
 func TestValidateNamesEveryInvalidKey(t *testing.T) {
 	base := func() Config {
-		cfg, err := Load("", envMap(validEnv()))
+		cfg, err := Load("", configtest.Getenv(configtest.ValidEnv()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,11 +470,11 @@ func TestValidateForCommand(t *testing.T) {
 }
 
 func TestSecretsAreNeverPrinted(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_TOKENS"] = "planner:read:token-secret-0123456789"
 	env["COMMITEA_BIG_MODEL"] = "openai:gpt"
 	env["COMMITEA_BIG_API_KEY"] = "sk-model-key-0123"
-	cfg, err := Load("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +521,7 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 
 func TestCalendars(t *testing.T) {
 	path := writeFile(t, "c.toml", fileConfig)
-	cfg, err := Load(path, envMap(nil))
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +591,7 @@ func TestTokenHasScope(t *testing.T) {
 // validate for serve, and mention every environment variable.
 func TestExampleConfigFile(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "deploy", "commitea.example.toml")
-	cfg, err := Load(path, envMap(nil))
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
