@@ -391,6 +391,20 @@ func (f *standupFixture) addScopeToMilestone1(t *testing.T) []int64 {
 	return added
 }
 
+// latestData is the fixture project's latest snapshot, decoded.
+func (f *standupFixture) latestData(t *testing.T) SnapshotData {
+	t.Helper()
+	snap, err := store.LatestSnapshot(context.Background(), f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data SnapshotData
+	if err := json.Unmarshal(snap.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // driftOf is milestone m's drift in r, or nil.
 func driftOf(r standup.Report, m int64) *standup.Drift {
 	for i := range r.Drift {
@@ -557,14 +571,7 @@ func TestStandupNamesAtRiskMilestonesAndFlagsCriticalWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data SnapshotData
-	if err := json.Unmarshal(snap.Data, &data); err != nil {
-		t.Fatal(err)
-	}
+	data := f.latestData(t)
 	named := map[int64]standup.AtRiskMilestone{}
 	for _, a := range g.Report.AtRisk {
 		named[a.Milestone] = a
@@ -633,14 +640,7 @@ func TestStandupListsAgingWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data SnapshotData
-	if err := json.Unmarshal(snap.Data, &data); err != nil {
-		t.Fatal(err)
-	}
+	data := f.latestData(t)
 	var want []int64
 	for _, a := range data.Flow.Age {
 		if a.Aging {
