@@ -289,20 +289,20 @@ func (m *Main) runServe(ctx context.Context, g globalOptions, args []string) err
 
 // applyMemoryLimit sets the runtime's soft memory limit from
 // server.memory_limit (see ServerConfig.MemoryLimit).
-func (m *Main) applyMemoryLimit(c ServerConfig) {
+func (m *Main) applyMemoryLimit(c config.ServerConfig) {
 	if m.SetMemoryLimit == nil || c.MemoryLimit < 0 {
 		return
 	}
 	limit := c.MemoryLimit
 	if limit == 0 {
 		if m.Getenv("GOMEMLIMIT") != "" {
-			if cur := m.SetMemoryLimit(-1); cur < c.MaxBufferedBytes+MinMemoryHeadroom {
+			if cur := m.SetMemoryLimit(-1); cur < c.MaxBufferedBytes+config.MinMemoryHeadroom {
 				m.logger.Warn("GOMEMLIMIT leaves less than 16 MiB beyond server.max_buffered_bytes: the collector will run hard under load",
 					slog.Int64("gomemlimit", cur), slog.Int64("max_buffered_bytes", c.MaxBufferedBytes))
 			}
 			return
 		}
-		limit = c.MaxBufferedBytes + DefaultMemoryHeadroom
+		limit = c.MaxBufferedBytes + config.DefaultMemoryHeadroom
 	}
 	m.SetMemoryLimit(limit)
 	m.logger.Info("memory limit", slog.Int64("bytes", limit), slog.Int64("max_buffered_bytes", c.MaxBufferedBytes))

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/commitea/commitea/cmd/commitea/config"
 )
 
 // TestServeSetsAMemoryLimit: the buffer budget bounded the bytes a
@@ -21,7 +23,7 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 		gomemlimit string
 		want       int64 // -2: not set
 	}{
-		{"default", 0, "", DefaultMaxBufferedBytes + DefaultMemoryHeadroom},
+		{"default", 0, "", config.DefaultMaxBufferedBytes + config.DefaultMemoryHeadroom},
 		{"configured", 200 << 20, "", 200 << 20},
 		{"GOMEMLIMIT wins over the default", 0, "500MiB", -2},
 		{"configured wins over GOMEMLIMIT", 200 << 20, "500MiB", 200 << 20},
@@ -43,12 +45,12 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 			},
 			logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}
-		m.applyMemoryLimit(ServerConfig{MaxBufferedBytes: DefaultMaxBufferedBytes, MemoryLimit: c.limit})
+		m.applyMemoryLimit(config.ServerConfig{MaxBufferedBytes: config.DefaultMaxBufferedBytes, MemoryLimit: c.limit})
 		if set != c.want {
 			t.Errorf("%s: limit set %d, want %d", c.name, set, c.want)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Server.MemoryLimit = cfg.Server.MaxBufferedBytes + 1
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "memory_limit") {
 		t.Errorf("a memory limit leaving 1 byte beyond the budget: %v, want it refused", err)
