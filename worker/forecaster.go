@@ -147,6 +147,22 @@ func (f *Forecaster) now() time.Time {
 // with it (attachRescue), unless a newer snapshot supersedes it first.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
+	// No snapshot of a half-imported mirror: the backfill writes issue
+	// rows first and their details, dependencies and timelines after, so
+	// a recompute a chunk's change triggers would publish a forecast of
+	// part of the project (read tools refuse it as NOT_READY, but the
+	// standup, the dashboard and the milestones' history would take it).
+	// The backfill's last transaction sets the marker and enqueues the
+	// recompute that publishes the first snapshot. Read before the mirror,
+	// the marker guarantees the mirror read after it is whole.
+	sync, err := store.GetSyncState(ctx, f.Pool, projectID)
+	if err != nil {
+		return err
+	}
+	if sync.BackfillDoneAt == nil {
+		f.Log.DebugContext(ctx, "first backfill still running: no snapshot yet", slog.Int64("project", projectID))
+		return nil
+	}
 	var backtest *store.Backtest
 	st, err := loadProjectState(ctx, f.Pool, projectID, func(tx store.Tx) error {
 		b, err := store.LatestBacktest(ctx, tx, projectID)

@@ -213,14 +213,15 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 	if err != nil {
 		return nil, fmt.Errorf("read versions of %s: %w", p.FullName(), err)
 	}
+	if !v.Backfilled {
+		// The recompute publishes no snapshot before the first backfill
+		// completed; one from before that rule (of a half-imported
+		// mirror) would be served as if the project had only the issues
+		// imported so far.
+		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
+	}
 	if v.SnapshotVersion == 0 {
 		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first sync and recompute have not finished; retry in a minute", p.FullName())
-	}
-	if !v.Backfilled {
-		// A snapshot of a half-imported mirror (a recompute a delivery
-		// triggered during the first backfill) would be served as if the
-		// project had only the issues imported so far.
-		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
 	}
 	// The snapshot's rescue options are stored after it: a view cached
 	// while they were being computed reloads them once they are there.
