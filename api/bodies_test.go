@@ -49,6 +49,9 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	}()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	// Without a deadline the trickle is served forever: fail after ten
+	// times the read timeout rather than hang until the test binary's.
+	giveUp := time.After(3 * time.Second)
 	for {
 		select {
 		case got := <-answered:
@@ -56,6 +59,8 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 				t.Fatalf("trickled body answered %q, want 408 and the connection closed", got)
 			}
 			return
+		case <-giveUp:
+			t.Fatal("a body trickled a byte every 50 ms is still being read after 3 s; want 408 after the 300 ms read timeout")
 		case <-tick.C:
 			_, _ = c.Write([]byte(" ")) // one byte at a time, forever
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/metrics"
 	"github.com/commitea/commitea/worker/tools"
 )
@@ -89,13 +90,20 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 
 func TestSnapshotAge(t *testing.T) {
 	at := time.Now().Add(-90 * time.Second)
-	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
-		return map[string]time.Time{"ceo/demo": at}, nil
+	metrics.SetSnapshotFreshness(func(ctx context.Context) ([]store.Freshness, error) {
+		return []store.Freshness{{Project: "ceo/demo", SnapshotVersion: 3, SnapshotAt: at}, {Project: "ceo/new"}}, nil
 	})
-	defer metrics.SetSnapshotTimes(nil)
-	got := scrape(t, newTestRouter(&recordingSink{}))[`commitea_snapshot_age_seconds{project="ceo/demo"}`]
-	if got < 90 || got > 120 {
+	defer metrics.SetSnapshotFreshness(nil)
+	m := scrape(t, newTestRouter(&recordingSink{}))
+	if got := m[`commitea_snapshot_age_seconds{project="ceo/demo"}`]; got < 90 || got > 120 {
 		t.Fatalf("snapshot age = %v, want about 90s", got)
+	}
+	// A project without a snapshot has no age, but its lag is exported.
+	if got, ok := m[`commitea_snapshot_age_seconds{project="ceo/new"}`]; ok {
+		t.Errorf("a project without a snapshot has an age of %v", got)
+	}
+	if _, ok := m[`commitea_snapshot_changes_behind{project="ceo/new"}`]; !ok {
+		t.Error("a project without a snapshot exports no changes behind")
 	}
 }
 

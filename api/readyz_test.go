@@ -97,15 +97,10 @@ func TestReadyzReportsLag(t *testing.T) {
 	}
 	t.Logf("stale answer: %s", b.Reason)
 
-	metrics.SetSnapshotLags(func(ctx context.Context) ([]metrics.SnapshotLag, error) {
-		fs, err := store.ProjectFreshness(ctx, pool)
-		out := make([]metrics.SnapshotLag, len(fs))
-		for i, f := range fs {
-			out[i] = metrics.SnapshotLag{Project: f.Project, ChangesBehind: f.ChangesBehind, Behind: f.Behind}
-		}
-		return out, err
+	metrics.SetSnapshotFreshness(func(ctx context.Context) ([]store.Freshness, error) {
+		return store.ProjectFreshness(ctx, pool)
 	})
-	defer metrics.SetSnapshotLags(nil)
+	defer metrics.SetSnapshotFreshness(nil)
 	m := scrape(t, h)
 	if got := m[`commitea_snapshot_changes_behind{project="acme/lag"}`]; got != 2 {
 		t.Errorf("changes behind gauge = %v, want 2", got)

@@ -183,7 +183,12 @@ func cvGrid(spec string, trials int) []cvCandidate {
 // TestRealDataCV cross-validates the forecast's parameters (the choices in
 // the package doc) and holds the held-out figures to the goals.
 func TestRealDataCV(t *testing.T) {
-	trials := 200
+	// 400 trials, as BenchmarkRealDataBacktest: quantiles are nearest
+	// rank, and the 180th of 200 draws sits on average at 180/201 = 0.896
+	// of the forecast's own distribution (p90 coverage 0.4 points low, the
+	// sets' 0.868 at 200 trials against 0.871 at 400); the 360th of 400 at
+	// 0.898, the live forecast's 1,800th of 2,000 at 0.900.
+	trials := 400
 	if raceDetector {
 		// Under -race (CI) the replay runs about twenty times slower: the
 		// harness runs on every fourth cut-off at 25 trials, which proves it
@@ -255,11 +260,9 @@ func TestRealDataCV(t *testing.T) {
 			t.Errorf("%s: held-out pinball loss %.3fx the baseline's over %d cut-offs, want below it", g.name, g.s.ratio(), g.s.cutoffs)
 		}
 	}
-	if raceDetector || trials < 200 {
+	if raceDetector || trials < 400 {
 		return
 	}
-	// The goals this model meets are held to; the one it misses (sets'
-	// p90, 0.868) only against going back (see the package doc).
 	in := func(name string, v, lo, hi float64) {
 		if v < lo || v > hi {
 			t.Errorf("%s %.3f outside %.2f-%.2f", name, v, lo, hi)
@@ -271,7 +274,7 @@ func TestRealDataCV(t *testing.T) {
 	in("items: held-out pinball loss over the baseline's", it.ratio(), 0, 0.85)
 	in("sets: held-out p50 coverage", st.p50, 0.45, 0.55)
 	in("sets: held-out p80 coverage", st.p80, 0.78, 0.85)
-	in("sets: held-out p90 coverage", st.p90, 0.86, 1)
+	in("sets: held-out p90 coverage", st.p90, 0.87, 1)
 	in("sets: held-out pinball loss over the baseline's", st.ratio(), 0, 0.85)
 	for _, g := range []struct {
 		name string

@@ -458,8 +458,25 @@ func newPlan(in Input, opts Options) (*plan, error) {
 		days = max(days, int(load*4/c.HoursPerDay*7/5)+400)
 	}
 	days = min(days, maxCalendarDays)
+	// People on the same plain calendar share one timeline (they are
+	// read-only): the replay's hundreds of modelled workers are one.
+	type plainCalendar struct {
+		hpd  float64
+		days [7]bool
+		loc  *time.Location
+	}
+	plain := map[plainCalendar]*timeline{}
 	for k := range p.people {
-		p.people[k].tl = newTimeline(cals[k], p.origin, days)
+		c := cals[k]
+		if len(c.Holidays) == 0 && len(c.TimeOff) == 0 {
+			key := plainCalendar{c.HoursPerDay, c.WorkingDays, c.Location}
+			if plain[key] == nil {
+				plain[key] = newTimeline(c, p.origin, days)
+			}
+			p.people[k].tl = plain[key]
+		} else {
+			p.people[k].tl = newTimeline(c, p.origin, days)
+		}
 		p.people[k].start = p.people[k].tl.working(0)
 		p.tls = append(p.tls, p.people[k].tl)
 	}

@@ -10,27 +10,6 @@ import (
 // This file holds the reads the dashboard and /metrics make: small and
 // indexed, so a page renders from the snapshot in milliseconds.
 
-// SnapshotTimes returns when each project's latest snapshot was computed,
-// keyed by "owner/repo"; projects without a snapshot are left out.
-func SnapshotTimes(ctx context.Context, q DBTX) (map[string]time.Time, error) {
-	rows, err := q.Query(ctx, `SELECT p.owner, p.name, max(s.computed_at) FROM snapshots s
-		JOIN projects p ON p.id = s.project_id GROUP BY p.owner, p.name`)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot times: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]time.Time{}
-	for rows.Next() {
-		var owner, name string
-		var at time.Time
-		if err := rows.Scan(&owner, &name, &at); err != nil {
-			return nil, fmt.Errorf("snapshot times: %w", err)
-		}
-		out[owner+"/"+name] = at
-	}
-	return out, rows.Err()
-}
-
 // IssueCard is what a board card shows of an issue.
 type IssueCard struct {
 	Number    int64

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
-	"github.com/commitea/commitea/store/storetest"
-	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
 )
 
@@ -23,20 +21,7 @@ var paceProject = giteafake.Project{Seed: 5, Now: paceNow, HistoryDays: 45, Back
 func backfillInto(t *testing.T, fake *giteafake.Server, concurrency int) string {
 	t.Helper()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{},
-		Now: func() time.Time { return paceNow }, Checkpoint: 7, Concurrency: concurrency}
-	if err := s.Backfill(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	pool, p := backfillFake(t, fake, paceNow, func(s *Syncer) { s.Checkpoint, s.Concurrency = 7, concurrency })
 	m, err := store.LoadMirror(ctx, pool, p.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -88,20 +73,28 @@ func TestBackfillWaitsOutRateLimit(t *testing.T) {
 	defer plain.Close()
 	want := backfillInto(t, plain, 8)
 
-	// 60 requests a second: the backfill (a few hundred requests) meets the
-	// limit in every window.
-	limited, err := giteafake.New(giteafake.Options{Generate: &paceProject, RateLimit: &giteafake.RateLimit{Requests: 60, Window: time.Second}})
-	if err != nil {
-		t.Fatal(err)
+	// 60 requests a second: the backfill (151 requests) meets the limit in
+	// some window on a quiet machine. On a loaded one (a CI train at load
+	// 15) it ran below 60 a second and was never limited, proving nothing,
+	// so the limit tightens until it answers 429; at 4 a second the first
+	// 8 concurrent detail reads exceed it however slow the machine is.
+	for _, perSecond := range []int{60, 20, 4} {
+		limited, err := giteafake.New(giteafake.Options{Generate: &paceProject, RateLimit: &giteafake.RateLimit{Requests: perSecond, Window: time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := backfillInto(t, limited, 8)
+		limited.Close()
+		if limited.Limited() == 0 {
+			t.Logf("at %d requests a second the backfill was never limited; tightening", perSecond)
+			continue
+		}
+		if got != want {
+			t.Errorf("the backfill limited to %d requests a second wrote something else", perSecond)
+		}
+		served := len(limited.Requests()) - limited.Limited()
+		t.Logf("at %d requests a second: %d requests served, %d answered 429", perSecond, served, limited.Limited())
+		return
 	}
-	defer limited.Close()
-	got := backfillInto(t, limited, 8)
-	if limited.Limited() == 0 {
-		t.Fatal("the rate limit never answered 429")
-	}
-	if got != want {
-		t.Error("the rate-limited backfill wrote something else")
-	}
-	served := len(limited.Requests()) - limited.Limited()
-	t.Logf("%d requests served, %d answered 429", served, limited.Limited())
+	t.Fatal("the rate limit never answered 429, even at 4 requests a second")
 }

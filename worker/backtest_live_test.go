@@ -265,29 +265,3 @@ func TestBacktestsAndLiveShareTheRules(t *testing.T) {
 		}
 	}
 }
-
-// backfillGenerated backfills the project the fake forge generates from gen
-// into a fresh database, as of gen.Now.
-func backfillGenerated(t *testing.T, gen giteafake.Project) (*store.Pool, store.Project) {
-	t.Helper()
-	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	fake, err := giteafake.New(giteafake.Options{Generate: &gen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: func() time.Time { return gen.Now }}
-	if err := s.Backfill(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	return pool, p
-}

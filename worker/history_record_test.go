@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/store"
-	"github.com/commitea/commitea/store/storetest"
-	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
 	"github.com/commitea/commitea/worker/history"
 )
@@ -19,24 +17,7 @@ func TestIssueHistoryFromBackfillAndWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
-	_, pool := storetest.NewDB(t)
-	fake, err := giteafake.New(giteafake.Options{Generate: &giteafake.Project{Seed: 3, Now: now, HistoryDays: 120}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	client, err := gitea.New(fake.URL, fake.Token(), gitea.Options{BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.EnsureProject(ctx, pool, "acme", "teapot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Syncer{Pool: pool, Gitea: client, Log: quietLog(), Replayer: LifecycleReplayer{}, Now: func() time.Time { return now }}
-	if err := s.Backfill(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	pool, p := backfillGenerated(t, giteafake.Project{Seed: 3, Now: now, HistoryDays: 120})
 	m, err := store.LoadMirror(ctx, pool, p.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -367,6 +367,67 @@ func (failingInserter) InsertManyTx(context.Context, store.Tx, []river.InsertMan
 	return nil, errors.New("no job may be enqueued")
 }
 
+// addScopeToMilestone1 files eight est/xl issues (320 estimated hours)
+// into milestone 1 an hour before f.now, recomputes, and returns their
+// numbers.
+func (f *standupFixture) addScopeToMilestone1(t *testing.T) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	m := int64(1)
+	var added []int64
+	var ws []store.IssueWrite
+	for n := int64(1001); n <= 1008; n++ {
+		added = append(added, n)
+		ws = append(ws, store.IssueWrite{Issue: store.Issue{Number: n, Title: "New scope", State: "open",
+			Labels: []string{"est/xl"}, Milestone: &m, CreatedAt: f.now.Add(-time.Hour), UpdatedAt: f.now.Add(-time.Hour),
+			LastActivityAt: f.now.Add(-time.Hour)}})
+	}
+	if err := store.UpsertIssues(ctx, f.pool, f.p.ID, ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	return added
+}
+
+// latestData is the fixture project's latest snapshot, decoded.
+func (f *standupFixture) latestData(t *testing.T) SnapshotData {
+	t.Helper()
+	snap, err := store.LatestSnapshot(context.Background(), f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data SnapshotData
+	if err := json.Unmarshal(snap.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// driftOf is milestone m's drift in r, or nil.
+func driftOf(r standup.Report, m int64) *standup.Drift {
+	for i := range r.Drift {
+		if r.Drift[i].Milestone == m {
+			return &r.Drift[i]
+		}
+	}
+	return nil
+}
+
+// checkOwnProse: the template standup passes the prose check its facts
+// make, as model prose must.
+func checkOwnProse(t *testing.T, g Generated) {
+	t.Helper()
+	facts, err := standup.Facts(g.Report, standup.Known{}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prose.Check(g.Text, facts); err != nil {
+		t.Errorf("template fails its own check: %v", err)
+	}
+}
+
 func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
@@ -385,31 +446,12 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 
 	// Overnight, eight est/xl issues join milestone 1.
 	f.now = f.now.AddDate(0, 0, 1)
-	m := int64(1)
-	var added []int64
-	var ws []store.IssueWrite
-	for n := int64(1001); n <= 1008; n++ {
-		added = append(added, n)
-		ws = append(ws, store.IssueWrite{Issue: store.Issue{Number: n, Title: "New scope", State: "open",
-			Labels: []string{"est/xl"}, Milestone: &m, CreatedAt: f.now.Add(-time.Hour), UpdatedAt: f.now.Add(-time.Hour),
-			LastActivityAt: f.now.Add(-time.Hour)}})
-	}
-	if err := store.UpsertIssues(ctx, f.pool, f.p.ID, ws); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
-		t.Fatal(err)
-	}
+	added := f.addScopeToMilestone1(t)
 	g, err := f.standups.Generate(ctx, f.p.ID, day1.AddDate(0, 0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d *standup.Drift
-	for i := range g.Report.Drift {
-		if g.Report.Drift[i].Milestone == 1 {
-			d = &g.Report.Drift[i]
-		}
-	}
+	d := driftOf(g.Report, 1)
 	if d == nil {
 		t.Fatalf("milestone 1 did not drift:\n%s", g.Text)
 	}
@@ -422,13 +464,7 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 	if g.Report.Since != standupDay {
 		t.Errorf("since = %q", g.Report.Since)
 	}
-	facts, err := standup.Facts(g.Report, standup.Known{}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := prose.Check(g.Text, facts); err != nil {
-		t.Errorf("template fails its own check: %v", err)
-	}
+	checkOwnProse(t, g)
 	t.Logf("\n%s", g.Text)
 }
 
@@ -438,21 +474,7 @@ func TestStandupDriftFromOneDayToTheNext(t *testing.T) {
 func TestFirstStandupDriftsFromTheHistory(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
-	m := int64(1)
-	var added []int64
-	var ws []store.IssueWrite
-	for n := int64(1001); n <= 1008; n++ {
-		added = append(added, n)
-		ws = append(ws, store.IssueWrite{Issue: store.Issue{Number: n, Title: "New scope", State: "open",
-			Labels: []string{"est/xl"}, Milestone: &m, CreatedAt: f.now.Add(-time.Hour), UpdatedAt: f.now.Add(-time.Hour),
-			LastActivityAt: f.now.Add(-time.Hour)}})
-	}
-	if err := store.UpsertIssues(ctx, f.pool, f.p.ID, ws); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
-		t.Fatal(err)
-	}
+	added := f.addScopeToMilestone1(t)
 	day, _ := ParseDay(standupDay)
 	without, err := f.standups.Generate(ctx, f.p.ID, day)
 	if err != nil {
@@ -470,12 +492,7 @@ func TestFirstStandupDriftsFromTheHistory(t *testing.T) {
 	if !r.FirstStandup || !r.Reconstructed || r.Since != "2026-11-30" {
 		t.Fatalf("first standup: first %v, reconstructed %v, since %q", r.FirstStandup, r.Reconstructed, r.Since)
 	}
-	var d *standup.Drift
-	for i := range r.Drift {
-		if r.Drift[i].Milestone == 1 {
-			d = &r.Drift[i]
-		}
-	}
+	d := driftOf(r, 1)
 	if d == nil || (d.P50Days < 1 && d.P80Days < 1) {
 		t.Fatalf("milestone 1 did not drift later:\n%s", g.Text)
 	}
@@ -485,13 +502,7 @@ func TestFirstStandupDriftsFromTheHistory(t *testing.T) {
 	if !strings.Contains(g.Text, "Drift since 2026-11-30 (the forecast as of then, read back from the history") || strings.Contains(g.Text, "nothing to compare against") {
 		t.Errorf("drift text:\n%s", g.Text)
 	}
-	facts, err := standup.Facts(r, standup.Known{}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := prose.Check(g.Text, facts); err != nil {
-		t.Errorf("template fails its own check: %v", err)
-	}
+	checkOwnProse(t, g)
 	t.Logf("\n%s", g.Text)
 }
 
@@ -560,14 +571,7 @@ func TestStandupNamesAtRiskMilestonesAndFlagsCriticalWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data SnapshotData
-	if err := json.Unmarshal(snap.Data, &data); err != nil {
-		t.Fatal(err)
-	}
+	data := f.latestData(t)
 	named := map[int64]standup.AtRiskMilestone{}
 	for _, a := range g.Report.AtRisk {
 		named[a.Milestone] = a
@@ -636,14 +640,7 @@ func TestStandupListsAgingWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.LatestSnapshot(ctx, f.pool, f.p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data SnapshotData
-	if err := json.Unmarshal(snap.Data, &data); err != nil {
-		t.Fatal(err)
-	}
+	data := f.latestData(t)
 	var want []int64
 	for _, a := range data.Flow.Age {
 		if a.Aging {

@@ -291,11 +291,10 @@ func BenchmarkPages(b *testing.B) {
 	}
 }
 
-// TestCalibrationBacktest shows a snapshot's backtest as coverage against
-// the throughput baseline.
-func TestCalibrationBacktest(t *testing.T) {
-	t.Parallel()
-	d, pool, p := newTestDashboard(t)
+// putSnapshotWith stores a new snapshot of p: its latest with change
+// applied, under inputs hash hash.
+func putSnapshotWith(t *testing.T, pool *store.Pool, p store.Project, hash string, change func(*worker.SnapshotData)) {
+	t.Helper()
 	ctx := context.Background()
 	s, err := store.LatestSnapshot(ctx, pool, p.ID)
 	if err != nil {
@@ -305,17 +304,27 @@ func TestCalibrationBacktest(t *testing.T) {
 	if err := json.Unmarshal(s.Data, &data); err != nil {
 		t.Fatal(err)
 	}
-	data.Backtest = &worker.BacktestSummary{Current: true, BacktestResult: scheduler.BacktestResult{
-		BacktestScore: scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.52, P80Coverage: 0.79, P90Coverage: 0.88, MedianRelWidth: 1.4, PinballLoss: 3.2},
-		Baseline:      scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.31, P80Coverage: 0.55, P90Coverage: 0.63, MedianRelWidth: 2.1, PinballLoss: 6.8},
-	}}
+	change(&data)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.PutSnapshot(ctx, pool, store.Snapshot{ProjectID: p.ID, InputsHash: "backtest", Data: raw}); err != nil {
+	if _, err := store.PutSnapshot(ctx, pool, store.Snapshot{ProjectID: p.ID, InputsHash: hash, Data: raw}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCalibrationBacktest shows a snapshot's backtest as coverage against
+// the throughput baseline.
+func TestCalibrationBacktest(t *testing.T) {
+	t.Parallel()
+	d, pool, p := newTestDashboard(t)
+	putSnapshotWith(t, pool, p, "backtest", func(data *worker.SnapshotData) {
+		data.Backtest = &worker.BacktestSummary{Current: true, BacktestResult: scheduler.BacktestResult{
+			BacktestScore: scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.52, P80Coverage: 0.79, P90Coverage: 0.88, MedianRelWidth: 1.4, PinballLoss: 3.2},
+			Baseline:      scheduler.BacktestScore{Cutoffs: 12, Items: 340, P50Coverage: 0.31, P80Coverage: 0.55, P90Coverage: 0.63, MedianRelWidth: 2.1, PinballLoss: 6.8},
+		}}
+	})
 	_, doc, _ := get(t, d.Handler(), "/ceo/demo/calibration")
 	tb := find(doc, byID("backtest"))
 	if len(tb) != 1 || tb[0].Data != "table" {
@@ -341,41 +350,27 @@ func TestCalibrationBacktest(t *testing.T) {
 func TestCalibrationLiveBacktest(t *testing.T) {
 	t.Parallel()
 	d, pool, p := newTestDashboard(t)
-	ctx := context.Background()
-	s, err := store.LatestSnapshot(ctx, pool, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data worker.SnapshotData
-	if err := json.Unmarshal(s.Data, &data); err != nil {
-		t.Fatal(err)
-	}
-	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
-	data.Backtest = &worker.BacktestSummary{Current: true, BacktestResult: scheduler.BacktestResult{
-		BacktestScore: scheduler.BacktestScore{Cutoffs: 9, Items: 185, P80Coverage: 0.93, PinballLoss: 13.0},
-		Baseline:      scheduler.BacktestScore{Cutoffs: 9, Items: 185, P80Coverage: 0.45, PinballLoss: 4.3},
-	}, Live: &scheduler.LiveBacktest{
-		Items: scheduler.BacktestResult{
-			BacktestScore: scheduler.BacktestScore{Cutoffs: 20, Items: 419, P50Coverage: 0.53, P80Coverage: 0.8, P90Coverage: 0.88, PinballLoss: 1.2},
-			Baseline:      scheduler.BacktestScore{Cutoffs: 20, Items: 419, P50Coverage: 0.62, P80Coverage: 0.72, P90Coverage: 0.77, PinballLoss: 2.0},
-		},
-		Milestones: scheduler.BacktestResult{
-			BacktestScore: scheduler.BacktestScore{Cutoffs: 18, Items: 31, P80Coverage: 0.87, PinballLoss: 2.5},
-			Baseline:      scheduler.BacktestScore{Cutoffs: 18, Items: 31, P80Coverage: 0.48, PinballLoss: 7.9},
-		},
-		Record: []scheduler.MilestoneRecord{
-			{ID: 6, Title: "v0.2", ForecastAt: day(1), Open: 12, P80: day(20), Completed: day(18), P80Kept: true},
-			{ID: 5, Title: "v0.1", ForecastAt: day(2), Open: 9, P80: day(10), Completed: day(12)},
-		},
-		P80Kept: 1,
-	}}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.PutSnapshot(ctx, pool, store.Snapshot{ProjectID: p.ID, InputsHash: "live-backtest", Data: raw}); err != nil {
-		t.Fatal(err)
-	}
+	putSnapshotWith(t, pool, p, "live-backtest", func(data *worker.SnapshotData) {
+		day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+		data.Backtest = &worker.BacktestSummary{Current: true, BacktestResult: scheduler.BacktestResult{
+			BacktestScore: scheduler.BacktestScore{Cutoffs: 9, Items: 185, P80Coverage: 0.93, PinballLoss: 13.0},
+			Baseline:      scheduler.BacktestScore{Cutoffs: 9, Items: 185, P80Coverage: 0.45, PinballLoss: 4.3},
+		}, Live: &scheduler.LiveBacktest{
+			Items: scheduler.BacktestResult{
+				BacktestScore: scheduler.BacktestScore{Cutoffs: 20, Items: 419, P50Coverage: 0.53, P80Coverage: 0.8, P90Coverage: 0.88, PinballLoss: 1.2},
+				Baseline:      scheduler.BacktestScore{Cutoffs: 20, Items: 419, P50Coverage: 0.62, P80Coverage: 0.72, P90Coverage: 0.77, PinballLoss: 2.0},
+			},
+			Milestones: scheduler.BacktestResult{
+				BacktestScore: scheduler.BacktestScore{Cutoffs: 18, Items: 31, P80Coverage: 0.87, PinballLoss: 2.5},
+				Baseline:      scheduler.BacktestScore{Cutoffs: 18, Items: 31, P80Coverage: 0.48, PinballLoss: 7.9},
+			},
+			Record: []scheduler.MilestoneRecord{
+				{ID: 6, Title: "v0.2", ForecastAt: day(1), Open: 12, P80: day(20), Completed: day(18), P80Kept: true},
+				{ID: 5, Title: "v0.1", ForecastAt: day(2), Open: 9, P80: day(10), Completed: day(12)},
+			},
+			P80Kept: 1,
+		}}
+	})
 	_, doc, _ := get(t, d.Handler(), "/ceo/demo/calibration")
 	row := func(id string, k int) string {
 		tb := find(doc, byID(id))

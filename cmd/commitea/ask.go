@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/reginald"
@@ -21,7 +22,7 @@ import (
 // withReginald adds the ask tool to the tool registry serve mounts, over
 // the one model router serve shares: without a small model, ask answers
 // MODEL_UNAVAILABLE and the four tools work as before.
-func (m *Main) withReginald(cfg Config, pool *store.Pool, svc *tools.Service, router *models.Router) *tools.Registry {
+func (m *Main) withReginald(cfg config.Config, pool *store.Pool, svc *tools.Service, router *models.Router) *tools.Registry {
 	base := svc.Registry()
 	r := &reginald.Reginald{Tools: base, Models: router, Pool: pool, MaxToolCalls: cfg.Models.AskMaxToolCalls,
 		Log: m.logger.With(slog.String("component", "reginald"))}

@@ -17,6 +17,7 @@ import (
 	"github.com/commitea/commitea/api"
 	"github.com/commitea/commitea/api/dashboard"
 	"github.com/commitea/commitea/api/signin"
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/flow"
@@ -28,7 +29,7 @@ import (
 
 // openDatabase connects to the configured database and registers the pool
 // for Close.
-func (m *Main) openDatabase(ctx context.Context, cfg Config) (*store.Pool, error) {
+func (m *Main) openDatabase(ctx context.Context, cfg config.Config) (*store.Pool, error) {
 	pool, err := store.Open(ctx, cfg.Database.URL.Reveal())
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func (m *Main) openDatabase(ctx context.Context, cfg Config) (*store.Pool, error
 }
 
 // migrate applies the embedded migrations under an advisory lock and exits.
-func (m *Main) migrate(ctx context.Context, cfg Config) error {
+func (m *Main) migrate(ctx context.Context, cfg config.Config) error {
 	pool, err := m.openDatabase(ctx, cfg)
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func ensureProjects(ctx context.Context, pool *store.Pool, names []string) ([]st
 	return out, nil
 }
 
-func (m *Main) giteaClient(cfg Config) (*gitea.Client, error) {
+func (m *Main) giteaClient(cfg config.Config) (*gitea.Client, error) {
 	return gitea.New(cfg.Gitea.URL, cfg.Gitea.Token.Reveal(), gitea.Options{Logger: m.logger, UserAgent: "commitea",
 		MaxConcurrent: cfg.Gitea.MaxConcurrentRequests})
 }
@@ -77,7 +78,7 @@ const recomputeEvery = 30 * time.Minute
 // (opts.Role.RunsWorker) until ctx is cancelled, then shuts down gracefully:
 // the listener stops taking requests, queued deliveries are written and
 // answered, and running jobs get time to finish.
-func (m *Main) serve(ctx context.Context, cfg Config, opts serveOptions) error {
+func (m *Main) serve(ctx context.Context, cfg config.Config, opts serveOptions) error {
 	return m.serveWith(ctx, cfg, opts, nil)
 }
 
@@ -93,7 +94,7 @@ type serving struct {
 // serveWith is serve, calling started (when not nil) once the HTTP
 // listener accepts connections. Everything serve wires is here, so demo
 // runs exactly what serve runs.
-func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, started func(serving)) error {
+func (m *Main) serveWith(ctx context.Context, cfg config.Config, opts serveOptions, started func(serving)) error {
 	pool, err := m.openDatabase(ctx, cfg)
 	if err != nil {
 		return err
@@ -147,16 +148,8 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 	}
 	syncer.Jobs = jobs
 	engine.Jobs = jobs
-	metrics.SetSnapshotTimes(func(ctx context.Context) (map[string]time.Time, error) {
-		return store.SnapshotTimes(ctx, pool)
-	})
-	metrics.SetSnapshotLags(func(ctx context.Context) ([]metrics.SnapshotLag, error) {
-		fs, err := store.ProjectFreshness(ctx, pool)
-		out := make([]metrics.SnapshotLag, len(fs))
-		for i, f := range fs {
-			out[i] = metrics.SnapshotLag{Project: f.Project, ChangesBehind: f.ChangesBehind, Behind: f.Behind}
-		}
-		return out, err
+	metrics.SetSnapshotFreshness(func(ctx context.Context) ([]store.Freshness, error) {
+		return store.ProjectFreshness(ctx, pool)
 	})
 
 	if opts.Role.RunsWorker() {
@@ -296,7 +289,7 @@ func (m *Main) serveWith(ctx context.Context, cfg Config, opts serveOptions, sta
 
 // signIn builds "Sign in with Gitea" when it is configured, and says at
 // start-up how people reach the pages.
-func (m *Main) signIn(cfg Config, pool *store.Pool, gc *gitea.Client, projects []store.Project) (*signin.Service, error) {
+func (m *Main) signIn(cfg config.Config, pool *store.Pool, gc *gitea.Client, projects []store.Project) (*signin.Service, error) {
 	if cfg.Dashboard.TokenLinks {
 		m.logger.Warn("dashboard.token_links is on: the dashboard and the River UI take a bearer token in their address (?token=…); anyone holding such a link holds the token")
 	}
@@ -322,7 +315,7 @@ func (m *Main) signIn(cfg Config, pool *store.Pool, gc *gitea.Client, projects [
 
 // apiTokens hands the configured bearer tokens to the API, which keeps
 // only their hashes.
-func apiTokens(ts []TokenConfig) []api.Token {
+func apiTokens(ts []config.TokenConfig) []api.Token {
 	out := make([]api.Token, len(ts))
 	for i, t := range ts {
 		out[i] = api.Token{Name: t.Name, Scopes: t.Scopes, Secret: t.Secret.Reveal()}
@@ -369,7 +362,7 @@ func roundSeconds(d time.Duration) float64 {
 
 // syncProjects imports (first time) or repairs (afterwards) the mirror of
 // opts.Projects from the Gitea API, with a progress line on a terminal.
-func (m *Main) syncProjects(ctx context.Context, cfg Config, opts syncOptions) error {
+func (m *Main) syncProjects(ctx context.Context, cfg config.Config, opts syncOptions) error {
 	pool, err := m.openDatabase(ctx, cfg)
 	if err != nil {
 		return err
@@ -424,12 +417,12 @@ func isTerminal(w any) bool {
 }
 
 // backtest replays history and scores past forecasts. It parses args itself.
-func (m *Main) backtest(_ context.Context, _ Config, args []string) error {
+func (m *Main) backtest(_ context.Context, _ config.Config, args []string) error {
 	return m.runBacktestCSV(args)
 }
 
 // newRecomputer builds the engine the recompute job runs.
-func (m *Main) newRecomputer(cfg Config, pool *store.Pool) (*worker.Forecaster, error) {
+func (m *Main) newRecomputer(cfg config.Config, pool *store.Pool) (*worker.Forecaster, error) {
 	people, err := cfg.ConfiguredPeople()
 	if err != nil {
 		return nil, err

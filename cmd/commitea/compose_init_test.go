@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/worker/gitea"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
 )
@@ -90,7 +92,7 @@ func TestComposeInit(t *testing.T) {
 	// token is ceo's, and the application's secret authenticates it (a
 	// made-up code is then refused as a code, not as a client).
 	env := map[string]string{"GITEA_TOKEN_FILE": files["token"], "GITEA_OAUTH_CLIENT_ID_FILE": files["id"], "GITEA_OAUTH_CLIENT_SECRET_FILE": files["secret"]}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/commitea/commitea/api/signin"
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/gitea/giteafake"
@@ -60,7 +61,7 @@ func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) erro
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(g.configPath, m.Getenv)
+	cfg, err := config.Load(g.configPath, m.Getenv)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (m *Main) runDemo(ctx context.Context, g globalOptions, args []string) erro
 // runs on, and the generated history ends where it starts, so a seed and a
 // date always give the same project. The address is bound before the
 // database is touched, and a database in use is never dropped.
-func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
+func (m *Main) demo(ctx context.Context, cfg config.Config, opts demoOptions) error {
 	begin := time.Now()
 	origin, err := demoOrigin(opts.Date, begin)
 	if err != nil {
@@ -114,9 +115,9 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 	clientID, clientSecret := demoAccounts(forge, team, password, cfg.PublicBase(ln.Addr()))
 
 	token := randomSecret()
-	cfg.Database.URL = Secret(dbURL)
-	cfg.Gitea = GiteaConfig{URL: forge.URL, Token: Secret(forge.Token()), WebhookSecret: Secret(secret),
-		OAuthClientID: clientID, OAuthClientSecret: Secret(clientSecret)}
+	cfg.Database.URL = config.Secret(dbURL)
+	cfg.Gitea = config.GiteaConfig{URL: forge.URL, Token: config.Secret(forge.Token()), WebhookSecret: config.Secret(secret),
+		OAuthClientID: clientID, OAuthClientSecret: config.Secret(clientSecret)}
 	cfg.Dashboard.TokenLinks = true // the banner's first link carries the token
 	cfg.Projects = []string{forge.Repo()}
 	cfg.Server.Addr = ln.Addr().String()
@@ -124,26 +125,26 @@ func (m *Main) demo(ctx context.Context, cfg Config, opts demoOptions) error {
 		// A demo's generated standups must not reach a real team's
 		// webhook, chat or inbox because the shell happens to carry
 		// their settings.
-		cfg.Standup = StandupConfig{Time: cfg.Standup.Time, TimeZone: cfg.Standup.TimeZone}
+		cfg.Standup = config.StandupConfig{Time: cfg.Standup.Time, TimeZone: cfg.Standup.TimeZone}
 	}
-	cfg.Tokens = []TokenConfig{{Name: "demo", Scopes: []string{ScopeRead, ScopeWrite, ScopeApprove}, Secret: Secret(token)}}
-	cfg.People = map[string]CalendarConfig{}
+	cfg.Tokens = []config.TokenConfig{{Name: "demo", Scopes: []string{config.ScopeRead, config.ScopeWrite, config.ScopeApprove}, Secret: config.Secret(token)}}
+	cfg.People = map[string]config.CalendarConfig{}
 	for _, p := range team {
-		cc := CalendarConfig{HoursPerDay: p.HoursPerDay, TimeZone: p.TimeZone}
+		cc := config.CalendarConfig{HoursPerDay: p.HoursPerDay, TimeZone: p.TimeZone}
 		for _, d := range p.WorkingDays {
 			cc.WorkingDays = append(cc.WorkingDays, strings.ToLower(d.String()[:3]))
 		}
 		for _, r := range p.TimeOff {
-			from, _ := ParseDate(origin.AddDate(0, 0, r.From).Format(time.DateOnly))
-			to, _ := ParseDate(origin.AddDate(0, 0, r.To).Format(time.DateOnly))
-			cc.TimeOff = append(cc.TimeOff, DateRangeConfig{From: from, To: to})
+			from, _ := config.ParseDate(origin.AddDate(0, 0, r.From).Format(time.DateOnly))
+			to, _ := config.ParseDate(origin.AddDate(0, 0, r.To).Format(time.DateOnly))
+			cc.TimeOff = append(cc.TimeOff, config.DateRangeConfig{From: from, To: to})
 		}
 		cfg.People[p.Login] = cc
 	}
 	if err := cfg.ValidateFor("serve"); err != nil {
 		return err
 	}
-	m.logger.Info("demo starting", slog.String("database", redactDatabaseURL(dbURL)), slog.String("forge", forge.URL),
+	m.logger.Info("demo starting", slog.String("database", config.RedactDatabaseURL(dbURL)), slog.String("forge", forge.URL),
 		slog.String("project", forge.Repo()), slog.String("clock", origin.Format(time.RFC3339)))
 
 	started := func(s serving) {
@@ -219,7 +220,7 @@ func demoAccounts(forge *giteafake.Server, team []giteafake.Person, password, ba
 // its hour, so the dashboard's standup page has one to show; unless run
 // with --deliver the demo has no sinks, so nothing is delivered. On a day
 // off there is none.
-func (m *Main) demoStandup(ctx context.Context, cfg Config, pool *store.Pool, projectID int64) error {
+func (m *Main) demoStandup(ctx context.Context, cfg config.Config, pool *store.Pool, projectID int64) error {
 	router, err := m.modelRouter(cfg, pool)
 	if err != nil {
 		return err
@@ -330,7 +331,7 @@ type demoBanner struct {
 }
 
 // standupSinkNames are the sinks standups go to under cfg.
-func standupSinkNames(cfg Config) []string {
+func standupSinkNames(cfg config.Config) []string {
 	var out []string
 	for _, s := range standupSinks(cfg, nil)(store.Project{}) {
 		out = append(out, s.Name())

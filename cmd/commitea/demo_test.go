@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/scheduler"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
@@ -80,7 +81,7 @@ func startDemoWith(t *testing.T, extra map[string]string, args ...string) *runni
 	})
 	env := map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"}
 	maps.Copy(env, extra)
-	m := &Main{Stdout: d.out, Stderr: d.errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: d.out, Stderr: d.errOut, Getenv: configtest.Getenv(env)}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.ctx = ctx
 	done := make(chan error, 1)
@@ -240,7 +241,7 @@ func TestDemo(t *testing.T) {
 		t.Errorf("export DATABASE_URL=%s names another database than %s", got, d.db)
 	}
 	var toolOut, toolErr bytes.Buffer
-	cli := &Main{Stdout: &toolOut, Stderr: &toolErr, Getenv: envMap(map[string]string{
+	cli := &Main{Stdout: &toolOut, Stderr: &toolErr, Getenv: configtest.Getenv(map[string]string{
 		"COMMITEA_URL": find(`export COMMITEA_URL=(\S+)`), "COMMITEA_TOKEN": find(`export COMMITEA_TOKEN=(\S+)`)})}
 	if err := cli.Run(ctx, []string{"tool", "query_project", `{"view":"runway"}`}); err != nil || !strings.Contains(toolOut.String(), "v1.0 Launch") {
 		t.Errorf("commitea tool with the exported variables: %v\n%s%s", err, toolOut.String(), toolErr.String())
@@ -251,7 +252,7 @@ func TestDemo(t *testing.T) {
 	// one serving its data; one on the same address is refused before it
 	// touches any database.
 	second := func(args ...string) error {
-		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: configtest.Getenv(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
 		defer m.Close()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
@@ -457,7 +458,7 @@ func TestDemoKeepsOtherDatabases(t *testing.T) {
 	}
 	conn.Close(ctx)
 	run := func(db string) error {
-		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: envMap(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: configtest.Getenv(map[string]string{"DATABASE_URL": storetest.URL(), "COMMITEA_LOG_LEVEL": "warn"})}
 		defer m.Close()
 		return m.Run(ctx, []string{"demo", "--addr", "127.0.0.1:0", "--database", db})
 	}

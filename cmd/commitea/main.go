@@ -23,6 +23,8 @@ import (
 	// Embedded zone data: calendars name IANA zones and the container image
 	// has no /usr/share/zoneinfo.
 	_ "time/tzdata"
+
+	"github.com/commitea/commitea/cmd/commitea/config"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; when
@@ -205,13 +207,13 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 
 // loadConfig loads and validates the configuration for one command and
 // sets up the logger from it.
-func (m *Main) loadConfig(path, command string) (Config, error) {
-	cfg, err := LoadConfig(path, m.Getenv)
+func (m *Main) loadConfig(path, command string) (config.Config, error) {
+	cfg, err := config.Load(path, m.Getenv)
 	if err != nil {
-		return Config{}, err
+		return config.Config{}, err
 	}
 	if err := cfg.ValidateFor(command); err != nil {
-		return Config{}, err
+		return config.Config{}, err
 	}
 	m.logger = newLogger(cfg.Log, m.Stderr)
 	m.logger.Info("configuration loaded", "command", command, "config_file", path, "config", cfg)
@@ -220,8 +222,8 @@ func (m *Main) loadConfig(path, command string) (Config, error) {
 
 // newLogger builds the slog logger the configuration asks for. The config is
 // validated, so an unknown level cannot reach here; it falls back to info.
-func newLogger(c LogConfig, w io.Writer) *slog.Logger {
-	level, _ := parseLogLevel(c.Level)
+func newLogger(c config.LogConfig, w io.Writer) *slog.Logger {
+	level, _ := config.ParseLogLevel(c.Level)
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -306,7 +308,7 @@ func (m *Main) runSync(ctx context.Context, g globalOptions, args []string) erro
 		return err
 	}
 	if project != "" {
-		if err := CheckProject(project); err != nil {
+		if err := config.CheckProject(project); err != nil {
 			return usageError{"sync: --project: " + err.Error()}
 		}
 	}

@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 )
 
 // run runs commitea in-process with env and returns its output and error.
 func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	err = m.Run(context.Background(), args)
 	if cerr := m.Close(); cerr != nil {
 		t.Errorf("Close: %v", cerr)
@@ -22,7 +26,7 @@ func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr st
 }
 
 func TestRunDispatch(t *testing.T) {
-	full := validEnv()
+	full := configtest.ValidEnv()
 	cases := []struct {
 		name      string
 		env       map[string]string
@@ -83,7 +87,8 @@ func TestRunDispatch(t *testing.T) {
 }
 
 func TestRunConfigFlagAndEnv(t *testing.T) {
-	path := writeFile(t, "c.toml", `projects = ["file/one"]
+	path := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(path, []byte(`projects = ["file/one"]
 [database]
 url = "postgres://file@127.0.0.1:1/file"
 [gitea]
@@ -91,7 +96,9 @@ url = "http://gitea"
 webhook_secret = "file-webhook-secret-0123"
 [log]
 format = "json"
-`)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"--config", path, "serve"},
 		{"serve", "--config", path},
@@ -111,7 +118,7 @@ format = "json"
 }
 
 func TestRunLogsWithoutSecrets(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_LOG_FORMAT"] = "json"
 	env["COMMITEA_LOG_LEVEL"] = "debug"
 	_, errOut, _ := run(t, env, "serve")

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/commitea/commitea/api"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/tools"
@@ -41,7 +42,7 @@ func TestMCPCommand(t *testing.T) {
 		toCommand, fromClient := io.Pipe()
 		toClient, fromCommand := io.Pipe()
 		var stderr bytes.Buffer
-		m := &Main{Stdin: toCommand, Stdout: fromCommand, Stderr: &stderr, Getenv: envMap(env)}
+		m := &Main{Stdin: toCommand, Stdout: fromCommand, Stderr: &stderr, Getenv: configtest.Getenv(env)}
 		done := make(chan error, 1)
 		go func() {
 			done <- m.Run(context.Background(), append([]string{"mcp"}, args...))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/standup"
@@ -15,14 +16,14 @@ import (
 // modelRouter builds the language-model router from the configuration,
 // recording usage in the database. Roles without a model are left out, so
 // the features needing them answer MODEL_UNAVAILABLE.
-func (m *Main) modelRouter(cfg Config, pool *store.Pool) (*models.Router, error) {
+func (m *Main) modelRouter(cfg config.Config, pool *store.Pool) (*models.Router, error) {
 	return m.modelRouterWith(cfg, store.ModelUsageLedger{DB: pool})
 }
 
 // modelRouterWith builds the router over a ledger, and warns of budgets
 // that can never pass a request and of fallbacks priced as free beside a
 // priced primary.
-func (m *Main) modelRouterWith(cfg Config, ledger models.UsageLedger) (*models.Router, error) {
+func (m *Main) modelRouterWith(cfg config.Config, ledger models.UsageLedger) (*models.Router, error) {
 	rc, err := modelRouterConfig(cfg, m.Getenv)
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func (m *Main) modelRouterWith(cfg Config, ledger models.UsageLedger) (*models.R
 				slog.Float64("needs", err.Need), slog.Float64("limit", err.Max))
 		}
 	}
-	for role, c := range map[models.Role]ModelRoleConfig{models.Small: cfg.Models.Small, models.Big: cfg.Models.Big} {
+	for role, c := range map[models.Role]config.ModelRoleConfig{models.Small: cfg.Models.Small, models.Big: cfg.Models.Big} {
 		priced := c.InputUSDPerMTok > 0 || c.OutputUSDPerMTok > 0
 		if c.Fallback != "" && priced && c.FallbackInputUSDPerMTok == 0 && c.FallbackOutputUSDPerMTok == 0 {
 			m.logger.Warn("the fallback has no price: its requests count as free toward the cost budgets",
@@ -62,7 +63,7 @@ func (m *Main) modelRouterWith(cfg Config, ledger models.UsageLedger) (*models.R
 
 // modelRouterConfig turns the configuration into the router's. Budget days
 // follow the default calendar's time zone, the team's day.
-func modelRouterConfig(cfg Config, getenv func(string) string) (models.RouterConfig, error) {
+func modelRouterConfig(cfg config.Config, getenv func(string) string) (models.RouterConfig, error) {
 	loc, err := time.LoadLocation(cfg.Calendar.TimeZone)
 	if err != nil {
 		return models.RouterConfig{}, fmt.Errorf("models: calendar time zone: %w", err)
@@ -75,7 +76,7 @@ func modelRouterConfig(cfg Config, getenv func(string) string) (models.RouterCon
 	}
 	for _, r := range []struct {
 		role models.Role
-		cfg  ModelRoleConfig
+		cfg  config.ModelRoleConfig
 	}{{models.Small, cfg.Models.Small}, {models.Big, cfg.Models.Big}} {
 		if r.cfg.Model == "" {
 			continue
@@ -105,7 +106,7 @@ func modelRouterConfig(cfg Config, getenv func(string) string) (models.RouterCon
 // openModel resolves one "provider:model" with its endpoint and key; an
 // unset key is read from the provider's variable, for the provider's own
 // API only.
-func openModel(name, baseURL string, key Secret, getenv func(string) string, httpClient *http.Client) (*models.Client, error) {
+func openModel(name, baseURL string, key config.Secret, getenv func(string) string, httpClient *http.Client) (*models.Client, error) {
 	ep, err := models.ParseEndpoint(name)
 	if err != nil {
 		return nil, err

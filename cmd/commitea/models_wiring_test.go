@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/worker/models"
 	"github.com/commitea/commitea/worker/models/modeltest"
 	"github.com/commitea/commitea/worker/standup"
@@ -14,11 +16,11 @@ import (
 // The standups phrase with the small role of the router serve shares with
 // the tools, and use the template when that role is not configured.
 func TestStandupsPhraseWithTheSharedRouter(t *testing.T) {
-	cfg, err := LoadConfig("", envMap(map[string]string{}))
+	cfg, err := config.Load("", configtest.Getenv(map[string]string{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Getenv: envMap(map[string]string{})}
+	m := &Main{Getenv: configtest.Getenv(map[string]string{})}
 	small := modeltest.NewOpenAI(t)
 	withSmall, _, _ := modeltest.Router(t, small, nil)
 	bigOnly, _, _ := modeltest.Router(t, nil, modeltest.NewOpenAI(t))
@@ -48,12 +50,12 @@ func TestModelRouterWarnsOfBudgetsThatFitNoPrompt(t *testing.T) {
 		"COMMITEA_BIG_MODEL": "openai:qwen", "COMMITEA_BIG_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_FALLBACK": "openai:other",
 		"COMMITEA_BIG_FALLBACK_BASE_URL": "http://127.0.0.1:1/v1", "COMMITEA_BIG_INPUT_USD_PER_MTOK": "2",
 	}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	m := &Main{Getenv: envMap(env), logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	m := &Main{Getenv: configtest.Getenv(env), logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	if _, err := m.modelRouterWith(cfg, &modeltest.Ledger{}); err != nil {
 		t.Fatal(err)
 	}

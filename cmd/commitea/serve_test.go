@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/gitea"
@@ -78,7 +79,7 @@ func TestServeEndToEnd(t *testing.T) {
 		"COMMITEA_TOKENS":         "agent:read:agent-secret-0123456789,ops:write:ops-secret-0123456789",
 	}
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx, []string{"serve"}) }()

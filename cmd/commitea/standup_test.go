@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker"
@@ -32,7 +34,7 @@ func TestStandupSinkConfig(t *testing.T) {
 		"COMMITEA_STANDUP_EMAIL_TO":            "team@example.org, pm@example.org",
 		"COMMITEA_STANDUP_GITEA_ISSUES":        "acme/app#7",
 	}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,14 +58,14 @@ func TestStandupSinkConfig(t *testing.T) {
 
 	bad := []struct {
 		name   string
-		mutate func(*Config)
+		mutate func(*config.Config)
 		want   string
 	}{
-		{"webhook without secret", func(c *Config) { c.Standup.Webhook.Secret = "" }, "COMMITEA_STANDUP_WEBHOOK_SECRET (standup.webhook.secret): must be at least 16 characters"},
-		{"matrix alias", func(c *Config) { c.Standup.Matrix.Room = "#standup:example.org" }, "COMMITEA_STANDUP_MATRIX_ROOM (standup.matrix.room): must be a room id"},
-		{"email without recipients", func(c *Config) { c.Standup.Email.To = nil }, "COMMITEA_STANDUP_EMAIL_TO (standup.email.to): required"},
-		{"gitea issue form", func(c *Config) { c.Standup.GiteaIssues = []string{"acme/app"} }, `"acme/app" is not in owner/repo#number form`},
-		{"gitea issue project", func(c *Config) { c.Standup.GiteaIssues = []string{"other/x#1"} }, "other/x is not a configured project"},
+		{"webhook without secret", func(c *config.Config) { c.Standup.Webhook.Secret = "" }, "COMMITEA_STANDUP_WEBHOOK_SECRET (standup.webhook.secret): must be at least 16 characters"},
+		{"matrix alias", func(c *config.Config) { c.Standup.Matrix.Room = "#standup:example.org" }, "COMMITEA_STANDUP_MATRIX_ROOM (standup.matrix.room): must be a room id"},
+		{"email without recipients", func(c *config.Config) { c.Standup.Email.To = nil }, "COMMITEA_STANDUP_EMAIL_TO (standup.email.to): required"},
+		{"gitea issue form", func(c *config.Config) { c.Standup.GiteaIssues = []string{"acme/app"} }, `"acme/app" is not in owner/repo#number form`},
+		{"gitea issue project", func(c *config.Config) { c.Standup.GiteaIssues = []string{"other/x#1"} }, "other/x is not a configured project"},
 	}
 	for _, b := range bad {
 		c := cfg
@@ -111,7 +113,7 @@ func TestStandupCommand(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+		m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 		err := m.Run(ctx, args)
 		if cerr := m.Close(); cerr != nil {
 			t.Error(cerr)
@@ -140,7 +142,7 @@ func TestStandupCommand(t *testing.T) {
 	}
 
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	err = m.Run(ctx, []string{"standup", "--project", "nope"})
 	if !errors.As(err, new(usageError)) {
 		t.Errorf("bad --project: err = %v, want a usage error", err)
@@ -190,7 +192,7 @@ func TestStandupDryRunWritesNothing(t *testing.T) {
 		"COMMITEA_STANDUP_WEBHOOK_URL": "http://127.0.0.1:1/hook", "COMMITEA_STANDUP_WEBHOOK_SECRET": "0123456789abcdef0123"}
 	before := rowCounts(t, pool)
 	var out, errOut bytes.Buffer
-	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: envMap(env)}
+	m := &Main{Stdout: &out, Stderr: &errOut, Getenv: configtest.Getenv(env)}
 	err := m.Run(ctx, []string{"standup", "--project", "acme/app", "--dry-run"})
 	if cerr := m.Close(); cerr != nil {
 		t.Error(cerr)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
 	"github.com/commitea/commitea/store"
 )
 
@@ -46,7 +47,7 @@ func (m *Main) runUsage(ctx context.Context, g globalOptions, args []string) err
 }
 
 // writeModelUsage renders the usage table and today's budgets.
-func writeModelUsage(w io.Writer, mc ModelsConfig, rows []store.ModelUsage, from, today time.Time, loc *time.Location) {
+func writeModelUsage(w io.Writer, mc config.ModelsConfig, rows []store.ModelUsage, from, today time.Time, loc *time.Location) {
 	fmt.Fprintf(w, "Model usage %s to %s (days in %s)\n\n", from.Format(time.DateOnly), today.Format(time.DateOnly), loc)
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "No model requests in these days.")

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commitea/commitea/cmd/commitea/config"
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
 	"github.com/commitea/commitea/worker/models"
@@ -36,14 +38,14 @@ func TestModelRouterFromConfigAndUsageCommand(t *testing.T) {
 		// Must not be sent to a server that only speaks OpenAI's protocol.
 		"OPENAI_API_KEY": "sk-real-openai-key",
 	}
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := config.Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.ValidateFor("usage"); err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Getenv: envMap(env)}
+	m := &Main{Getenv: configtest.Getenv(env)}
 	router, err := m.modelRouter(cfg, pool)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@
 package metrics
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -73,14 +72,12 @@ var (
 		Name: "commitea_standup_deliveries_total",
 		Help: "Standup deliveries by sink (webhook, slack, matrix, email, gitea) and outcome (ok, error, skipped).",
 	}, []string{"sink", "outcome"})
-	snapshotAge = prometheus.NewDesc("commitea_snapshot_age_seconds",
-		"Seconds since the project's latest snapshot was computed.", []string{"project"}, nil)
 )
 
 func init() {
 	Registry.MustRegister(deliveriesReceived, deliveriesRefused, ingestSeconds, recomputeSeconds,
 		toolCalls, modelRequests, modelTokens, modelFailovers, modelRepairs, modelBudgetRefusals, proseOutcomes,
-		standupDeliveries, snapshotAges, snapshotLags,
+		standupDeliveries, snapshotFreshness,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
@@ -143,14 +140,6 @@ func Prose(use, outcome, reason string) { proseOutcomes.WithLabelValues(use, out
 
 // StandupDelivery counts one standup delivery to sink with its outcome.
 func StandupDelivery(sink, outcome string) { standupDeliveries.WithLabelValues(sink, outcome).Inc() }
-
-// SnapshotTimes reports when each project's latest snapshot was computed,
-// keyed by "owner/repo". It runs at scrape time, so the age is current on
-// every replica, API-only ones included.
-type SnapshotTimes func(ctx context.Context) (map[string]time.Time, error)
-
-// SetSnapshotTimes installs the source of commitea_snapshot_age_seconds.
-func SetSnapshotTimes(f SnapshotTimes) { snapshotAges.set(f) }
 
 // Handler serves the registry in the Prometheus text format.
 func Handler() http.Handler {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -23,21 +21,9 @@ import (
 func TestBoardAndIssueCarryAging(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	shape := storetest.ProjectShape{Open: 80, Done: 300, People: 5, DepShare: 0.2, Milestones: 2, Seed: 7}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 100, Now: func() time.Time { return now }}
-	if err := f.Recompute(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
+	pool, p, f := seededProject(t, "ceo", "demo", storetest.ProjectShape{Open: 80, Done: 300, People: 5, DepShare: 0.2, Milestones: 2, Seed: 7}, now, 100)
+	log := f.Log
 	snap, err := store.LatestSnapshot(ctx, pool, p.ID)
 	if err != nil {
 		t.Fatal(err)

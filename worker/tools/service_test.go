@@ -21,20 +21,9 @@ import (
 func TestCacheFollowsTheDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "ceo", "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 10, Done: 5, People: 2, Milestones: 1, Seed: 1}, now); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 100, Now: func() time.Time { return now }}
-	if err := f.Recompute(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
+	pool, p, f := seededProject(t, "ceo", "demo", storetest.ProjectShape{Open: 10, Done: 5, People: 2, Milestones: 1, Seed: 1}, now, 100)
+	log := f.Log
 	svc := tools.NewService(pool, []store.Project{p}, log)
 	svc.Fresh, svc.Stale = time.Hour, 2*time.Hour
 	reg := svc.Registry()
@@ -109,20 +98,9 @@ func TestCacheFollowsTheDatabase(t *testing.T) {
 func TestAnswerSaysHowFreshItsSnapshotIs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, pool := storetest.NewDB(t)
-	p, err := store.EnsureProject(ctx, pool, "ceo", "fresh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if err := storetest.SeedProject(ctx, pool, p.ID, storetest.ProjectShape{Open: 4, Done: 3, People: 1, Seed: 2}, now); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &worker.Forecaster{Pool: pool, Log: log, Trials: 50, Now: func() time.Time { return now }}
-	if err := f.Recompute(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
+	pool, p, f := seededProject(t, "ceo", "fresh", storetest.ProjectShape{Open: 4, Done: 3, People: 1, Seed: 2}, now, 50)
+	log := f.Log
 	svc := tools.NewService(pool, []store.Project{p}, log)
 	reg := svc.Registry()
 	caller := tools.Caller{Name: "t", Scopes: []string{tools.ScopeRead}}

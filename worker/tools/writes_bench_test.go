@@ -3,14 +3,11 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/store/storetest"
-	"github.com/commitea/commitea/worker"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -21,21 +18,9 @@ import (
 // per batch, before it writes.
 func BenchmarkRecordDirective(b *testing.B) {
 	ctx := context.Background()
-	_, pool := storetest.NewDB(b)
-	p, err := store.EnsureProject(ctx, pool, "bench", "writes")
-	if err != nil {
-		b.Fatal(err)
-	}
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	shape := storetest.ProjectShape{Open: 3500, Done: 1500, People: 15, DepShare: 0.3, Milestones: 8, Seed: 42}
-	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &worker.Forecaster{Pool: pool, Log: log, Now: func() time.Time { return now }}
-	if err := f.Recompute(ctx, p.ID); err != nil {
-		b.Fatal(err)
-	}
+	pool, p, f := seededProject(b, "bench", "writes", storetest.ProjectShape{Open: 3500, Done: 1500, People: 15, DepShare: 0.3, Milestones: 8, Seed: 42}, now, 0)
+	log := f.Log
 	svc := tools.NewService(pool, []store.Project{p}, log)
 	svc.Write = tools.WriteConfig{Engine: f, Now: func() time.Time { return now }}
 	reg := svc.Registry()

@@ -1,16 +1,18 @@
-package main
+package config
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 )
 
 // Sign-in's keys: read from the environment with their defaults, and each
 // missing piece named with its variable and key.
 func TestSignInConfig(t *testing.T) {
-	env := validEnv()
-	cfg, err := LoadConfig("", envMap(env))
+	env := configtest.ValidEnv()
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestSignInConfig(t *testing.T) {
 	} {
 		env[k] = v
 	}
-	cfg, err = LoadConfig("", envMap(env))
+	cfg, err = Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestSignInConfig(t *testing.T) {
 		t.Fatal("the client secret is printed")
 	}
 	env["COMMITEA_DASHBOARD_TOKEN_LINKS"] = "sometimes"
-	if _, err := LoadConfig("", envMap(env)); err == nil || !strings.Contains(err.Error(), "COMMITEA_DASHBOARD_TOKEN_LINKS (dashboard.token_links): not true or false") {
+	if _, err := Load("", configtest.Getenv(env)); err == nil || !strings.Contains(err.Error(), "COMMITEA_DASHBOARD_TOKEN_LINKS (dashboard.token_links): not true or false") {
 		t.Errorf("token links: %v", err)
 	}
 

@@ -1,4 +1,8 @@
-package main
+// Package config is CommiTea's configuration: the plain Config struct, read
+// from an optional TOML file and from environment variables, and its
+// validation per command. It lives apart from the commands so that its
+// tests and its fuzz target build and run small.
+package config
 
 import (
 	"errors"
@@ -21,7 +25,7 @@ import (
 
 // Config is everything CommiTea reads at start-up. It comes from an optional
 // TOML file and from environment variables, which win over the file so that a
-// container needs no file at all. Call LoadConfig to build one and
+// container needs no file at all. Call Load to build one and
 // ValidateFor before using it.
 type Config struct {
 	// Projects are the Gitea repositories served, as "owner/repo".
@@ -297,8 +301,8 @@ const (
 // backfill gains nothing a forge would not refuse.
 const maxGiteaConcurrency = 64
 
-// DefaultConfig is the configuration before any file or environment is read.
-func DefaultConfig() Config {
+// Default is the configuration before any file or environment is read.
+func Default() Config {
 	return Config{
 		Gitea:     GiteaConfig{MaxConcurrentRequests: gitea.DefaultMaxConcurrent},
 		Server:    ServerConfig{Addr: DefaultAddr, MaxBodyBytes: DefaultMaxBodyBytes, MaxBufferedBytes: DefaultMaxBufferedBytes},
@@ -319,12 +323,12 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigError lists every problem found in a configuration, one per line.
-type ConfigError struct {
+// Error lists every problem found in a configuration, one per line.
+type Error struct {
 	Problems []string
 }
 
-func (e *ConfigError) Error() string { return strings.Join(e.Problems, "\n") }
+func (e *Error) Error() string { return strings.Join(e.Problems, "\n") }
 
 // problems collects configuration problems; each names the environment
 // variable (when there is one) and the file key.
@@ -343,21 +347,39 @@ func (p problems) err() error {
 	if len(p) == 0 {
 		return nil
 	}
-	return &ConfigError{Problems: p}
+	return &Error{Problems: p}
 }
 
-// LoadConfig builds the configuration: defaults, then the TOML file at path
+// Load builds the configuration: defaults, then the TOML file at path
 // (skipped when path is empty), then environment variables read through
 // getenv. An empty variable counts as unset. For secrets, NAME_FILE names a
 // file holding the value (Docker and systemd credentials). Every unreadable
 // value is reported, not only the first; semantic checks are left to
 // ValidateFor.
-func LoadConfig(path string, getenv func(string) string) (Config, error) {
-	cfg := DefaultConfig()
+func Load(path string, getenv func(string) string) (Config, error) {
+	var data []byte
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return Config{}, fmt.Errorf("config: read %s: %w", path, err)
+		}
+	}
+	return load(path, data, getenv)
+}
+
+// load is Load on the file's contents, already read (no file when path is
+// empty). The fuzz target calls it directly: a file written and removed
+// per input made every input, and minimizing a large one, cost disk I/O.
+func load(path string, data []byte, getenv func(string) string) (Config, error) {
+	cfg := Default()
 	var probs problems
 	if path != "" {
-		if err := decodeFile(path, &cfg, &probs); err != nil {
-			return Config{}, err
+		md, err := toml.Decode(string(data), &cfg)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: parse %s: %w", path, err)
+		}
+		for _, k := range md.Undecoded() {
+			probs.add("", k.String(), "unknown key in %s", path)
 		}
 	}
 	for _, b := range envBindings() {
@@ -377,21 +399,6 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
-}
-
-func decodeFile(path string, cfg *Config, probs *problems) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("config: read %s: %w", path, err)
-	}
-	md, err := toml.Decode(string(data), cfg)
-	if err != nil {
-		return fmt.Errorf("config: parse %s: %w", path, err)
-	}
-	for _, k := range md.Undecoded() {
-		probs.add("", k.String(), "unknown key in %s", path)
-	}
-	return nil
 }
 
 // envBinding ties one environment variable to one file key.
@@ -710,7 +717,7 @@ func (c Config) ValidateFor(command string) error {
 		e, k := key("log.format")
 		p.add(e, k, "must be text or json, got %q", c.Log.Format)
 	}
-	if _, err := parseLogLevel(c.Log.Level); err != nil {
+	if _, err := ParseLogLevel(c.Log.Level); err != nil {
 		e, k := key("log.level")
 		p.add(e, k, "%v", err)
 	}
@@ -1065,7 +1072,8 @@ func parseClock(s string) (time.Duration, error) {
 	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute, nil
 }
 
-func parseLogLevel(s string) (slog.Level, error) {
+// ParseLogLevel reads log.level: debug, info (also empty), warn or error.
+func ParseLogLevel(s string) (slog.Level, error) {
 	switch strings.ToLower(s) {
 	case "debug":
 		return slog.LevelDebug, nil
@@ -1276,7 +1284,7 @@ func (c Config) LogValue() slog.Value {
 		return "set"
 	}
 	return slog.GroupValue(
-		slog.String("database", redactDatabaseURL(string(c.Database.URL))),
+		slog.String("database", RedactDatabaseURL(string(c.Database.URL))),
 		slog.String("gitea_url", c.Gitea.URL),
 		slog.String("gitea_token", isSet(c.Gitea.Token)),
 		slog.String("webhook_secret", isSet(c.Gitea.WebhookSecret)),
@@ -1295,10 +1303,10 @@ func (c Config) LogValue() slog.Value {
 	)
 }
 
-// redactDatabaseURL keeps the host and database name of a URL-form
+// RedactDatabaseURL keeps the host and database name of a URL-form
 // connection string and drops its password; a key=value string is shown
 // only as set.
-func redactDatabaseURL(s string) string {
+func RedactDatabaseURL(s string) string {
 	if s == "" {
 		return "unset"
 	}

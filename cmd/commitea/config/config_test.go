@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -11,12 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// envMap is a getenv backed by a map.
-func envMap(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
+)
 
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
@@ -25,17 +22,6 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// validEnv is the smallest environment serve accepts.
-func validEnv() map[string]string {
-	return map[string]string{
-		"DATABASE_URL":            "postgres://commitea:pg-password-123@127.0.0.1:1/commitea?sslmode=disable",
-		"GITEA_URL":               "http://gitea:3000",
-		"GITEA_TOKEN":             "gitea-token-abcdef0123456789",
-		"COMMITEA_WEBHOOK_SECRET": "webhook-secret-0123456789",
-		"COMMITEA_PROJECTS":       "acme/widgets, acme/gadgets",
-	}
 }
 
 const fileConfig = `
@@ -115,7 +101,7 @@ api_key = "sk-file-key"
 
 func TestLoadConfigFileOnly(t *testing.T) {
 	path := writeFile(t, "c.toml", fileConfig)
-	cfg, err := LoadConfig(path, envMap(nil))
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +144,7 @@ func TestLoadConfigFileOnly(t *testing.T) {
 }
 
 func TestLoadConfigEnvOnly(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_ADDR"] = ":9999"
 	env["COMMITEA_RECONCILE_INTERVAL"] = "2m"
 	env["COMMITEA_METRICS_TOKEN"] = "metrics-token-0123456789"
@@ -196,14 +182,14 @@ func TestLoadConfigEnvOnly(t *testing.T) {
 	env["COMMITEA_BIG_INPUT_USD_PER_MTOK"] = "3"
 	env["COMMITEA_BIG_OUTPUT_USD_PER_MTOK"] = "15"
 
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("valid env rejected: %v", err)
 	}
-	want := DefaultConfig()
+	want := Default()
 	want.Projects = []string{"acme/widgets", "acme/gadgets"}
 	want.Database.URL = Secret(env["DATABASE_URL"])
 	want.Gitea = GiteaConfig{URL: "http://gitea:3000", Token: "gitea-token-abcdef0123456789", WebhookSecret: "webhook-secret-0123456789", MaxConcurrentRequests: 3}
@@ -252,7 +238,7 @@ func TestLoadConfigEnvOverridesFile(t *testing.T) {
 		"COMMITEA_LOG_FORMAT":      "text",
 		"COMMITEA_FORECAST_TRIALS": "", // empty counts as unset
 	}
-	cfg, err := LoadConfig(path, envMap(env))
+	cfg, err := Load(path, configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,10 +267,10 @@ func TestLoadConfigEnvOverridesFile(t *testing.T) {
 
 func TestLoadConfigSecretFromFile(t *testing.T) {
 	tokenFile := writeFile(t, "token", "file-held-token-0123\n")
-	env := validEnv()
+	env := configtest.ValidEnv()
 	delete(env, "GITEA_TOKEN")
 	env["GITEA_TOKEN_FILE"] = tokenFile
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +281,7 @@ func TestLoadConfigSecretFromFile(t *testing.T) {
 	env["GITEA_TOKEN"] = "also-set"
 	env["COMMITEA_WEBHOOK_SECRET_FILE"] = filepath.Join(t.TempDir(), "missing")
 	delete(env, "COMMITEA_WEBHOOK_SECRET")
-	_, err = LoadConfig("", envMap(env))
+	_, err = Load("", configtest.Getenv(env))
 	for _, want := range []string{
 		"config: GITEA_TOKEN (gitea.token): both GITEA_TOKEN and GITEA_TOKEN_FILE are set",
 		"config: COMMITEA_WEBHOOK_SECRET (gitea.webhook_secret): read COMMITEA_WEBHOOK_SECRET_FILE",
@@ -319,7 +305,7 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 		"COMMITEA_TOKENS":                 "no-colons-here",
 		"COMMITEA_MODEL_DAILY_COST_USD":   "$5",
 	}
-	_, err := LoadConfig(path, envMap(env))
+	_, err := Load(path, configtest.Getenv(env))
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -343,22 +329,22 @@ func TestLoadConfigReportsEveryUnreadableValue(t *testing.T) {
 }
 
 func TestLoadConfigFileErrors(t *testing.T) {
-	if _, err := LoadConfig(filepath.Join(t.TempDir(), "absent.toml"), envMap(nil)); err == nil || !strings.Contains(err.Error(), "absent.toml") {
+	if _, err := Load(filepath.Join(t.TempDir(), "absent.toml"), configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "absent.toml") {
 		t.Errorf("missing file: %v", err)
 	}
 	path := writeFile(t, "bad.toml", "[gitea\nurl=")
-	if _, err := LoadConfig(path, envMap(nil)); err == nil || !strings.Contains(err.Error(), "parse") {
+	if _, err := Load(path, configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "parse") {
 		t.Errorf("bad syntax: %v", err)
 	}
 	path = writeFile(t, "types.toml", "[forecast]\ntrials = \"lots\"\n")
-	if _, err := LoadConfig(path, envMap(nil)); err == nil || !strings.Contains(err.Error(), "trials") {
+	if _, err := Load(path, configtest.Getenv(nil)); err == nil || !strings.Contains(err.Error(), "trials") {
 		t.Errorf("wrong type: %v", err)
 	}
 }
 
 func TestValidateNamesEveryInvalidKey(t *testing.T) {
 	base := func() Config {
-		cfg, err := LoadConfig("", envMap(validEnv()))
+		cfg, err := Load("", configtest.Getenv(configtest.ValidEnv()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,13 +447,13 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 	all.Forecast.Trials = -1
 	all.Log.Format = "yaml"
 	err := all.Validate()
-	if err == nil || len(err.(*ConfigError).Problems) != 3 {
+	if err == nil || len(err.(*Error).Problems) != 3 {
 		t.Errorf("want 3 problems at once, got %v", err)
 	}
 }
 
 func TestValidateForCommand(t *testing.T) {
-	onlyDB := Config(DefaultConfig())
+	onlyDB := Config(Default())
 	onlyDB.Database.URL = "host=/run/postgresql dbname=commitea"
 	if err := onlyDB.ValidateFor("migrate"); err != nil {
 		t.Errorf("migrate with a database: %v", err)
@@ -475,20 +461,20 @@ func TestValidateForCommand(t *testing.T) {
 	if err := onlyDB.ValidateFor("sync"); err == nil || !strings.Contains(err.Error(), "GITEA_URL (gitea.url): required for sync") {
 		t.Errorf("sync without gitea: %v", err)
 	}
-	if err := DefaultConfig().ValidateFor("migrate"); err == nil || !strings.Contains(err.Error(), "DATABASE_URL (database.url): required for migrate") {
+	if err := Default().ValidateFor("migrate"); err == nil || !strings.Contains(err.Error(), "DATABASE_URL (database.url): required for migrate") {
 		t.Errorf("migrate without a database: %v", err)
 	}
-	if err := DefaultConfig().ValidateFor("version"); err != nil {
+	if err := Default().ValidateFor("version"); err != nil {
 		t.Errorf("defaults must be valid for commands needing nothing: %v", err)
 	}
 }
 
 func TestSecretsAreNeverPrinted(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_TOKENS"] = "planner:read:token-secret-0123456789"
 	env["COMMITEA_BIG_MODEL"] = "openai:gpt"
 	env["COMMITEA_BIG_API_KEY"] = "sk-model-key-0123"
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +521,7 @@ func TestSecretsAreNeverPrinted(t *testing.T) {
 
 func TestCalendars(t *testing.T) {
 	path := writeFile(t, "c.toml", fileConfig)
-	cfg, err := LoadConfig(path, envMap(nil))
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,8 +590,8 @@ func TestTokenHasScope(t *testing.T) {
 // The example file is documentation: it must load with no unknown key,
 // validate for serve, and mention every environment variable.
 func TestExampleConfigFile(t *testing.T) {
-	path := filepath.Join("..", "..", "deploy", "commitea.example.toml")
-	cfg, err := LoadConfig(path, envMap(nil))
+	path := filepath.Join("..", "..", "..", "deploy", "commitea.example.toml")
+	cfg, err := Load(path, configtest.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +611,7 @@ func TestExampleConfigFile(t *testing.T) {
 
 // The README's configuration table must list every environment variable.
 func TestReadmeDocumentsEveryVariable(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

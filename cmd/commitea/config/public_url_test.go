@@ -1,18 +1,20 @@
-package main
+package config
 
 import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/commitea/commitea/cmd/commitea/config/configtest"
 )
 
 // server.public_url is the origin people reach CommiTea at behind a proxy;
 // only an http(s) origin is accepted, since every page, cookie and redirect
 // is served from the root.
 func TestPublicURL(t *testing.T) {
-	env := validEnv()
+	env := configtest.ValidEnv()
 	env["COMMITEA_PUBLIC_URL"] = "https://commitea.example.com/"
-	cfg, err := LoadConfig("", envMap(env))
+	cfg, err := Load("", configtest.Getenv(env))
 	if err != nil {
 		t.Fatal(err)
 	}
