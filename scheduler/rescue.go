@@ -117,6 +117,10 @@ type RescueConfig struct {
 	// MaxMilestones bounds how many at-risk milestones are searched (0:
 	// all), earliest due first.
 	MaxMilestones int
+	// Interrupt, when set, is asked before every candidate forecast; an
+	// error stops the search with it (a caller whose result is no longer
+	// wanted stops within one forecast).
+	Interrupt func() error
 }
 
 // rescueExactLimit is the most cut-scope candidates whose every subset is
@@ -251,6 +255,9 @@ func (s *rescueSearch) forecast(changes []Change) (Forecast, error) {
 	key := changesKey(changes)
 	if fc, ok := s.cache[key]; ok {
 		return fc, nil
+	}
+	if err := s.interrupted(); err != nil {
+		return Forecast{}, err
 	}
 	in, _, err := ApplyChanges(s.in, changes)
 	if err != nil {
@@ -408,9 +415,20 @@ func compareCost(a, b RescueCost) int {
 	return cmp.Compare(a.PeopleTouched, b.PeopleTouched)
 }
 
+// interrupted is the caller's Interrupt, nil when there is none.
+func (s *rescueSearch) interrupted() error {
+	if s.cfg.Interrupt == nil {
+		return nil
+	}
+	return s.cfg.Interrupt()
+}
+
 // rescore is an option's exact forecast: the caller's, or the engine's at
 // the snapshot's trial count.
 func (s *rescueSearch) rescore(changes []Change) (Forecast, error) {
+	if err := s.interrupted(); err != nil {
+		return Forecast{}, err
+	}
 	s.runs++
 	if s.cfg.Rescore != nil {
 		return s.cfg.Rescore(changes)

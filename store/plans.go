@@ -17,15 +17,18 @@ type PlanHead struct {
 	ChangeCounter int64
 	InputsHash    string
 	Plan          json.RawMessage // the snapshot's "plan"; null in older ones
+	// Rescued is whether its rescue options are stored yet (they come
+	// after the snapshot).
+	Rescued bool
 }
 
 // LatestPlanHead returns the head of a project's newest snapshot, or
 // ErrNotFound.
 func LatestPlanHead(ctx context.Context, q DBTX, projectID int64) (PlanHead, error) {
 	var h PlanHead
-	err := q.QueryRow(ctx, `SELECT version, change_counter, inputs_hash, coalesce(data->'plan', 'null')
+	err := q.QueryRow(ctx, `SELECT version, change_counter, inputs_hash, coalesce(data->'plan', 'null'), rescue IS NOT NULL
 		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
-		Scan(&h.Version, &h.ChangeCounter, &h.InputsHash, &h.Plan)
+		Scan(&h.Version, &h.ChangeCounter, &h.InputsHash, &h.Plan, &h.Rescued)
 	if noRows(err) {
 		return PlanHead{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
 	}

@@ -20,15 +20,19 @@ type Versions struct {
 	// Backfilled is whether the project's first backfill completed: before
 	// it the mirror, and any snapshot of it, is partial.
 	Backfilled bool
+	// Rescued is whether the latest snapshot's rescue options are stored:
+	// they come after the snapshot (store.PutRescue).
+	Rescued bool
 }
 
 // ProjectVersions reads a project's Versions.
 func ProjectVersions(ctx context.Context, q DBTX, projectID int64) (Versions, error) {
 	var v Versions
-	err := q.QueryRow(ctx, `SELECT p.change_counter,
-		coalesce((SELECT s.version FROM snapshots s WHERE s.project_id = p.id ORDER BY s.version DESC LIMIT 1), 0),
+	err := q.QueryRow(ctx, `SELECT p.change_counter, coalesce(s.version, 0), coalesce(s.rescued, false),
 		EXISTS (SELECT 1 FROM sync_state y WHERE y.project_id = p.id AND y.backfill_done_at IS NOT NULL)
-		FROM projects p WHERE p.id = $1`, projectID).Scan(&v.ChangeCounter, &v.SnapshotVersion, &v.Backfilled)
+		FROM projects p LEFT JOIN LATERAL (SELECT version, rescue IS NOT NULL AS rescued FROM snapshots
+			WHERE project_id = p.id ORDER BY version DESC LIMIT 1) s ON true
+		WHERE p.id = $1`, projectID).Scan(&v.ChangeCounter, &v.SnapshotVersion, &v.Rescued, &v.Backfilled)
 	if noRows(err) {
 		return Versions{}, fmt.Errorf("versions of project %d: %w", projectID, ErrNotFound)
 	}

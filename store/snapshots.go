@@ -19,6 +19,10 @@ type Snapshot struct {
 	ComputedAt    time.Time
 	Duration      time.Duration
 	Data          json.RawMessage
+	// Rescue is the rescue options of the snapshot's milestones at risk,
+	// stored after the snapshot itself (PutRescue); nil while they are
+	// still being computed.
+	Rescue json.RawMessage
 }
 
 // snapshotsKept bounds the history; standups compare against the one from
@@ -29,9 +33,9 @@ const snapshotsKept = 100
 func PutSnapshot(ctx context.Context, q DBTX, s Snapshot) (int64, error) {
 	var v int64
 	err := q.QueryRow(ctx, `
-		INSERT INTO snapshots (project_id, version, inputs_hash, change_counter, duration_ms, data)
-		SELECT $1, coalesce(max(version), 0) + 1, $2, $3, $4, $5 FROM snapshots WHERE project_id = $1
-		RETURNING version`, s.ProjectID, s.InputsHash, s.ChangeCounter, float64(s.Duration.Microseconds())/1000, s.Data).Scan(&v)
+		INSERT INTO snapshots (project_id, version, inputs_hash, change_counter, duration_ms, data, rescue)
+		SELECT $1, coalesce(max(version), 0) + 1, $2, $3, $4, $5, $6 FROM snapshots WHERE project_id = $1
+		RETURNING version`, s.ProjectID, s.InputsHash, s.ChangeCounter, float64(s.Duration.Microseconds())/1000, s.Data, rescueArg(s.Rescue)).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("put snapshot of project %d: %w", s.ProjectID, err)
 	}
@@ -46,9 +50,9 @@ func PutSnapshot(ctx context.Context, q DBTX, s Snapshot) (int64, error) {
 func LatestSnapshot(ctx context.Context, q DBTX, projectID int64) (Snapshot, error) {
 	s := Snapshot{ProjectID: projectID}
 	var ms float64
-	err := q.QueryRow(ctx, `SELECT version, inputs_hash, change_counter, computed_at, duration_ms, data
+	err := q.QueryRow(ctx, `SELECT version, inputs_hash, change_counter, computed_at, duration_ms, data, rescue
 		FROM snapshots WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).
-		Scan(&s.Version, &s.InputsHash, &s.ChangeCounter, &s.ComputedAt, &ms, &s.Data)
+		Scan(&s.Version, &s.InputsHash, &s.ChangeCounter, &s.ComputedAt, &ms, &s.Data, &s.Rescue)
 	if noRows(err) {
 		return Snapshot{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
 	}
@@ -57,6 +61,66 @@ func LatestSnapshot(ctx context.Context, q DBTX, projectID int64) (Snapshot, err
 	}
 	s.Duration = time.Duration(ms * float64(time.Millisecond))
 	return s, nil
+}
+
+// rescueArg is a snapshot's rescue as a query argument: SQL NULL while it
+// is being computed.
+func rescueArg(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return raw
+}
+
+// PutRescue stores the rescue options of snapshot version, once: it
+// reports false when the snapshot is gone (pruned) or already has them.
+// The options arrive whole, so a reader sees either none yet or all.
+func PutRescue(ctx context.Context, q DBTX, projectID, version int64, rescue json.RawMessage) (bool, error) {
+	if rescue == nil {
+		rescue = json.RawMessage(`[]`)
+	}
+	tag, err := q.Exec(ctx, `UPDATE snapshots SET rescue = $3 WHERE project_id = $1 AND version = $2 AND rescue IS NULL`,
+		projectID, version, rescue)
+	if err != nil {
+		return false, fmt.Errorf("store rescue of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// SnapshotMark is the latest snapshot's version and whether its rescue
+// options are stored yet: what a cache of snapshots compares.
+type SnapshotMark struct {
+	Version int64
+	Rescued bool
+}
+
+// LatestSnapshotMark returns the mark of a project's newest snapshot, or
+// ErrNotFound.
+func LatestSnapshotMark(ctx context.Context, q DBTX, projectID int64) (SnapshotMark, error) {
+	var m SnapshotMark
+	err := q.QueryRow(ctx, `SELECT version, rescue IS NOT NULL FROM snapshots WHERE project_id = $1
+		ORDER BY version DESC LIMIT 1`, projectID).Scan(&m.Version, &m.Rescued)
+	if noRows(err) {
+		return SnapshotMark{}, fmt.Errorf("snapshot of project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return SnapshotMark{}, fmt.Errorf("snapshot mark of project %d: %w", projectID, err)
+	}
+	return m, nil
+}
+
+// SnapshotRescue returns the rescue options of one snapshot version (nil
+// while they are being computed), or ErrNotFound when the version is gone.
+func SnapshotRescue(ctx context.Context, q DBTX, projectID, version int64) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := q.QueryRow(ctx, `SELECT rescue FROM snapshots WHERE project_id = $1 AND version = $2`, projectID, version).Scan(&raw)
+	if noRows(err) {
+		return nil, fmt.Errorf("snapshot %d of project %d: %w", version, projectID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rescue of snapshot %d of project %d: %w", version, projectID, err)
+	}
+	return raw, nil
 }
 
 // IssueState is an issue's current lifecycle state.

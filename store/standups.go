@@ -251,8 +251,8 @@ type SnapshotHead struct {
 	// Aging is the flow figures' SLE, window and work item ages,
 	// {"sle", "windowDays", "age"} ('{}' when the snapshot predates them).
 	Aging json.RawMessage
-	// Rescue is the rescue options of the milestones at risk ('[]' when
-	// the snapshot predates them).
+	// Rescue is the rescue options of the milestones at risk, nil while
+	// they are still being computed (store.PutRescue).
 	Rescue json.RawMessage
 }
 
@@ -277,8 +277,8 @@ func SnapshotHeadAt(ctx context.Context, q DBTX, projectID, version int64) (Snap
 	err := q.QueryRow(ctx, `SELECT h."computedAt", h.calibration, coalesce(h.forecast->'milestones', '[]'),
 			coalesce(h.runway->'capacity', '[]'),
 			coalesce(jsonb_build_object('sle', h.flow->'sle', 'windowDays', h.flow->'windowDays', 'age', h.flow->'age'), '{}'),
-			coalesce(nullif(h.rescue, 'null'), '[]')
-		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb, runway jsonb, flow jsonb, rescue jsonb)
+			s.rescue
+		FROM snapshots s, jsonb_to_record(s.data) AS h("computedAt" timestamptz, calibration jsonb, forecast jsonb, runway jsonb, flow jsonb)
 		WHERE s.project_id = $1 AND s.version = $2`, projectID, version).
 		Scan(&h.ComputedAt, &h.Calibration, &h.Milestones, &h.Capacity, &h.Aging, &h.Rescue)
 	if noRows(err) {

@@ -66,8 +66,25 @@ type SnapshotData struct {
 	Plan Plan `json:"plan"`
 	// Rescue is the rescue options of every milestone at risk, each
 	// re-scored as the snapshot after its changes will read it (see
-	// Forecaster.rescue). Snapshots older than rescue plans lack it.
-	Rescue []scheduler.MilestoneRescue `json:"rescue,omitempty"`
+	// Forecaster.rescue). They are computed after the snapshot is
+	// published and stored beside its data (store.Snapshot.Rescue);
+	// SetRescue fills them in, and RescuePending says they are still
+	// being computed.
+	Rescue        []scheduler.MilestoneRescue `json:"-"`
+	RescuePending bool                        `json:"-"`
+}
+
+// SetRescue fills in a snapshot's rescue options from their stored form:
+// nil means still being computed.
+func (d *SnapshotData) SetRescue(raw json.RawMessage) error {
+	d.Rescue, d.RescuePending = nil, raw == nil
+	if raw == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, &d.Rescue); err != nil {
+		return fmt.Errorf("decode rescue options: %w", err)
+	}
+	return nil
 }
 
 // emptyLists makes the lists of a project with nothing in them encode as
@@ -125,9 +142,27 @@ func (f *Forecaster) now() time.Time {
 
 // Recompute builds and stores a fresh snapshot of one project: one on
 // each plan recomputePlans names (two when changes quoted on a plan whose
-// hour has passed come in), in one transaction.
+// hour has passed come in), in one transaction. Then, the snapshot
+// published, it computes the latest one's rescue options and stores them
+// with it (attachRescue), unless a newer snapshot supersedes it first.
 func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	start := time.Now()
+	// No snapshot of a half-imported mirror: the backfill writes issue
+	// rows first and their details, dependencies and timelines after, so
+	// a recompute a chunk's change triggers would publish a forecast of
+	// part of the project (read tools refuse it as NOT_READY, but the
+	// standup, the dashboard and the milestones' history would take it).
+	// The backfill's last transaction sets the marker and enqueues the
+	// recompute that publishes the first snapshot. Read before the mirror,
+	// the marker guarantees the mirror read after it is whole.
+	sync, err := store.GetSyncState(ctx, f.Pool, projectID)
+	if err != nil {
+		return err
+	}
+	if sync.BackfillDoneAt == nil {
+		f.Log.DebugContext(ctx, "first backfill still running: no snapshot yet", slog.Int64("project", projectID))
+		return nil
+	}
 	var backtest *store.Backtest
 	st, err := loadProjectState(ctx, f.Pool, projectID, func(tx store.Tx) error {
 		b, err := store.LatestBacktest(ctx, tx, projectID)
@@ -181,10 +216,6 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		data.Counts = countMirror(mirror)
 		data.Counts.Samples = len(run.model.samples)
 		data.Focus, data.Runway = focusAndRunway(run.model.input, run.forecast, run.plan.AsOf)
-		if k == len(runs)-1 {
-			// Only the latest snapshot is read and acted on.
-			data.Rescue = f.rescue(ctx, st, run, now)
-		}
 		data.emptyLists()
 		raw, err := json.Marshal(data)
 		if err != nil {
@@ -198,6 +229,7 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 		return fmt.Errorf("encode realized bands: %w", err)
 	}
 	states, ts := cur.model.states, cur.model.transitions
+	var version int64
 	err = store.InTx(ctx, f.Pool, func(tx store.Tx) error {
 		if err := store.RecordTransitions(ctx, tx, projectID, states, ts); err != nil {
 			return err
@@ -207,7 +239,6 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 				return fmt.Errorf("enqueue backtest: %w", err)
 			}
 		}
-		var version int64
 		for k, snap := range snaps {
 			v, err := store.PutSnapshot(ctx, tx, snap)
 			if err != nil {
@@ -239,7 +270,9 @@ func (f *Forecaster) Recompute(ctx context.Context, projectID int64) error {
 	metrics.Recomputed(project.FullName(), time.Since(start))
 	f.Log.DebugContext(ctx, "recomputed", slog.String("project", project.FullName()), slog.Int("snapshots", len(snaps)),
 		slog.Int("open", countMirror(mirror).Open), slog.Int("transitions", len(ts)), slog.Duration("took", time.Since(start)))
-	return nil
+	// Only the latest snapshot is read and acted on, and only once it is
+	// published does its rescue search start.
+	return f.attachRescue(ctx, st, cur, now, version)
 }
 
 // milestonePoints are a forecast's milestones as history points: the

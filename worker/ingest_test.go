@@ -25,6 +25,11 @@ func newIngestFixture(t *testing.T) (*store.Pool, *Ingester, store.Project) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A project fed by webhooks alone, as if its (empty) first backfill
+	// had run: a recompute publishes only after one.
+	if err := storetest.MarkBackfilled(ctx, pool, p.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	jobs, err := NewJobClient(pool, JobClientConfig{Log: quietLog()})
 	if err != nil {
 		t.Fatal(err)

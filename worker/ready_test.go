@@ -91,3 +91,44 @@ func TestNothingToDoYetIsNoFailure(t *testing.T) {
 		t.Errorf("a backtest of nothing was stored: %v", err)
 	}
 }
+
+// TestNoSnapshotBeforeTheFirstBackfill: a recompute of a project whose
+// first backfill has not completed (issue rows in, their details still
+// being written, as a chunk's change triggers it) publishes nothing, and
+// is no failure; once the backfill's marker is set, the next one does.
+// The demo's first forecast differed from run to run when it came from a
+// half-imported mirror.
+func TestNoSnapshotBeforeTheFirstBackfill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool := storetest.NewDB(t)
+	p, err := store.EnsureProject(ctx, pool, "acme", "importing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	shape := storetest.ProjectShape{Open: 40, Done: 40, People: 3, DepShare: 0.2, Milestones: 1, Seed: 5}
+	if err := storetest.SeedProject(ctx, pool, p.ID, shape, now); err != nil {
+		t.Fatal(err)
+	}
+	// As mid-backfill: the rows are there, the marker is not.
+	if err := store.PutSyncState(ctx, pool, store.SyncState{ProjectID: p.ID, BackfillCursor: 20}); err != nil {
+		t.Fatal(err)
+	}
+	f := &Forecaster{Pool: pool, Log: quietLog(), Trials: 50, Now: func() time.Time { return now }}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatalf("a recompute during the first backfill failed: %v", err)
+	}
+	if _, err := store.LatestSnapshot(ctx, pool, p.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a recompute during the first backfill published a snapshot (%v)", err)
+	}
+	if err := storetest.MarkBackfilled(ctx, pool, p.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Recompute(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.LatestSnapshot(ctx, pool, p.ID); err != nil {
+		t.Fatalf("no snapshot after the first backfill: %v", err)
+	}
+}

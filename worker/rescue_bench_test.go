@@ -61,7 +61,10 @@ func benchRescue(b *testing.B, f *Forecaster, st projectState, run planned) {
 	cpu0 := processCPU()
 	for b.Loop() {
 		start := time.Now()
-		res := f.rescue(ctx, st, run, benchNow)
+		res, err := f.rescue(ctx, st, run, benchNow)
+		if err != nil {
+			b.Fatal(err)
+		}
 		wall += time.Since(start)
 		milestones += len(res)
 		for _, r := range res {
@@ -73,7 +76,11 @@ func benchRescue(b *testing.B, f *Forecaster, st projectState, run planned) {
 	if milestones == 0 {
 		b.Fatal("no milestone at risk")
 	}
-	for _, r := range f.rescue(ctx, st, run, benchNow) {
+	last, err := f.rescue(ctx, st, run, benchNow)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range last {
 		b.Logf("%s (%d forecasts): %s", r.Title, r.Forecasts, r.Note)
 		for _, o := range r.Options {
 			b.Logf("  %s: %s; %s (p80 %s, %.2f)", o.Kind, o.Summary, o.CostText, o.After.P80, o.After.PDue)

@@ -186,7 +186,9 @@ func (s *Standups) Generate(ctx context.Context, projectID int64, day time.Time)
 	if err := json.Unmarshal(head.Capacity, &snap.Capacity); err != nil {
 		return Generated{}, fmt.Errorf("decode capacity of snapshot %d of %s: %w", head.Version, project.FullName(), err)
 	}
-	if err := json.Unmarshal(head.Rescue, &snap.Rescue); err != nil {
+	if head.Rescue == nil {
+		snap.RescuePending = true // the search runs after the snapshot is published
+	} else if err := json.Unmarshal(head.Rescue, &snap.Rescue); err != nil {
 		return Generated{}, fmt.Errorf("decode rescue of snapshot %d of %s: %w", head.Version, project.FullName(), err)
 	}
 	var aging struct {

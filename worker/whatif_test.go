@@ -27,6 +27,9 @@ func TestWhatIfPredictsTheNextSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	if err := storetest.MarkBackfilled(ctx, pool, p.ID, now); err != nil {
+		t.Fatal(err)
+	}
 	due1, due2 := now.AddDate(0, 1, 0), now.AddDate(0, 2, 0)
 	ms := []store.Milestone{
 		{ID: 1, Title: "v1", State: "open", DueOn: &due1, Description: "deadline: hard"},

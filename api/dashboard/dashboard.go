@@ -275,7 +275,7 @@ func (d *Dashboard) render(w http.ResponseWriter, name string, v view) {
 // snapshot returns the latest snapshot, decoding it only when its version
 // is new.
 func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapshot, error) {
-	v, err := store.LatestSnapshotVersion(ctx, d.cfg.Pool, projectID)
+	mark, err := store.LatestSnapshotMark(ctx, d.cfg.Pool, projectID)
 	if errors.Is(err, store.ErrNotFound) {
 		return cachedSnapshot{}, nil // not computed yet
 	}
@@ -285,7 +285,25 @@ func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapsh
 	d.mu.Lock()
 	c, ok := d.cache[projectID]
 	d.mu.Unlock()
-	if ok && c.version == v {
+	if ok && c.version == mark.Version {
+		if !c.data.RescuePending || !mark.Rescued {
+			return c, nil
+		}
+		// The rescue options came after the snapshot: a copy with them.
+		raw, err := store.SnapshotRescue(ctx, d.cfg.Pool, projectID, c.version)
+		if err != nil {
+			return cachedSnapshot{}, err
+		}
+		data := *c.data
+		if err := data.SetRescue(raw); err != nil {
+			return cachedSnapshot{}, fmt.Errorf("snapshot %d: %w", c.version, err)
+		}
+		c.data = &data
+		d.mu.Lock()
+		if old, ok := d.cache[projectID]; ok && old.version == c.version {
+			d.cache[projectID] = c
+		}
+		d.mu.Unlock()
 		return c, nil
 	}
 	s, err := store.LatestSnapshot(ctx, d.cfg.Pool, projectID)
@@ -295,6 +313,9 @@ func (d *Dashboard) snapshot(ctx context.Context, projectID int64) (cachedSnapsh
 	var data snapshot
 	if err := json.Unmarshal(s.Data, &data); err != nil {
 		return cachedSnapshot{}, fmt.Errorf("decode snapshot %d: %w", s.Version, err)
+	}
+	if err := data.SetRescue(s.Rescue); err != nil {
+		return cachedSnapshot{}, fmt.Errorf("snapshot %d: %w", s.Version, err)
 	}
 	data.version = s.Version
 	// The forecaster's clock, which the pages' Now shares; the row's

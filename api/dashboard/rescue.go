@@ -15,8 +15,11 @@ import (
 type rescueSection struct {
 	Note       string
 	CannotMake bool
-	Version    int64
-	Options    []rescueRow
+	// Pending: the snapshot's rescue options are still being computed
+	// (they are searched after it is published); Note says so.
+	Pending bool
+	Version int64
+	Options []rescueRow
 }
 
 type rescueRow struct {
@@ -25,11 +28,19 @@ type rescueRow struct {
 	Tool, Body string
 }
 
-// rescueFor is milestone id's rescue section, nil when it is not at risk.
+// rescueFor is milestone id's rescue section, nil when it is not at risk;
+// while the snapshot's options are being computed, a section that says so.
 func rescueFor(s *snapshot, id int64) *rescueSection {
 	for _, r := range s.Rescue {
 		if r.Milestone == id {
 			return rescueSectionOf(r, s.version)
+		}
+	}
+	if s.RescuePending {
+		for i := range s.Forecast.Milestones {
+			if m := &s.Forecast.Milestones[i]; m.ID == id && tools.MilestoneAtRisk(m) {
+				return &rescueSection{Pending: true, Version: s.version, Note: tools.RescuePendingNote(s.version)}
+			}
 		}
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/store"
 	"github.com/commitea/commitea/worker/tools"
 )
 
@@ -77,5 +79,47 @@ func TestMilestonePageListsRescueOptions(t *testing.T) {
 	t.Logf("%d milestones at risk, %d options shown", len(rescued), options)
 	if options == 0 {
 		t.Fatal("the test project has no rescue option to show")
+	}
+}
+
+// TestMilestonePageSaysRescueIsBeingComputed: while the latest snapshot's
+// rescue options are still being computed (they are searched after it is
+// published), the page of a milestone at risk says so instead of showing
+// no rescue; once they are stored the same page lists them.
+func TestMilestonePageSaysRescueIsBeingComputed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, pool, p := newTestDashboard(t)
+	mark, err := store.LatestSnapshotMark(ctx, pool, p.ID)
+	if err != nil || !mark.Rescued {
+		t.Fatalf("the test project's snapshot: %+v (%v), want its rescue stored", mark, err)
+	}
+	raw, err := store.SnapshotRescue(ctx, pool, p.ID, mark.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []scheduler.MilestoneRescue
+	if err := json.Unmarshal(raw, &rs); err != nil || len(rs) == 0 {
+		t.Fatalf("rescue %s (%v): the test project has no milestone at risk", raw, err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE snapshots SET rescue = NULL WHERE project_id = $1 AND version = $2`, p.ID, mark.Version); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		_, doc, _ := get(t, d.Handler(), fmt.Sprintf("/ceo/demo/milestones/%d", r.Milestone))
+		sec := find(doc, byID("rescue"))
+		if len(sec) != 1 || attr(sec[0], "class") != "pending" || !strings.Contains(text(sec[0]), tools.RescuePendingNote(mark.Version)) {
+			t.Fatalf("milestone %d while its rescue is computed: section %v, want it to say so", r.Milestone, sec)
+		}
+	}
+	if ok, err := store.PutRescue(ctx, pool, p.ID, mark.Version, raw); err != nil || !ok {
+		t.Fatalf("put the rescue back: %v %v", ok, err)
+	}
+	for _, r := range rs {
+		_, doc, _ := get(t, d.Handler(), fmt.Sprintf("/ceo/demo/milestones/%d", r.Milestone))
+		sec := find(doc, byID("rescue"))
+		if len(sec) != 1 || attr(sec[0], "class") == "pending" || !strings.Contains(text(sec[0]), r.Note) {
+			t.Fatalf("milestone %d once its rescue is stored: section %v, want its note %q", r.Milestone, sec, r.Note)
+		}
 	}
 }

@@ -35,6 +35,18 @@ func TestDemoRescueComesTrue(t *testing.T) {
 		callTool(t, d, "query_project", fmt.Sprintf(`{"view":"milestone","filters":{"milestoneId":%d}}`, id), &env)
 		return env.Data
 	}
+	// rescued is the milestone view once the latest snapshot's rescue
+	// options are stored: the search runs after the snapshot is published,
+	// and the view says so meanwhile.
+	rescued := func(id int64) tools.MilestoneView {
+		t.Helper()
+		var mv tools.MilestoneView
+		waitFor(t, fmt.Sprintf("the rescue options of milestone %d", id), 2*time.Minute, func() bool {
+			mv = view(id)
+			return !mv.RescuePending
+		})
+		return mv
+	}
 	atRisk := func(data worker.SnapshotData) []scheduler.MilestoneForecast {
 		var out []scheduler.MilestoneForecast
 		for _, m := range data.Forecast.Milestones {
@@ -50,7 +62,7 @@ func TestDemoRescueComesTrue(t *testing.T) {
 		t.Fatal("the seeded demo has no milestone at risk")
 	}
 	for _, m := range first {
-		mv := view(m.ID)
+		mv := rescued(m.ID)
 		t.Logf("at risk: %s, chance %.2f of %s, %d rescue options", m.Title, m.PDue, m.Due.Format(time.DateOnly), len(mv.Rescue))
 		if len(mv.Rescue) == 0 {
 			t.Errorf("%s (chance %.2f of %s) is at risk and offers no rescue option (%q)", m.Title, m.PDue, m.Due.Format(time.DateOnly), mv.RescueNote)
@@ -114,7 +126,7 @@ func TestDemoRescueComesTrue(t *testing.T) {
 	// a person's edit in Gitea, not the agent's: take the first option
 	// the agent carries out.
 	for _, m := range first {
-		mv := view(m.ID)
+		mv := rescued(m.ID)
 		if len(mv.Rescue) == 0 {
 			t.Logf("%s: no longer at risk (%q)", m.Title, mv.RescueNote)
 			continue
@@ -134,7 +146,7 @@ func TestDemoRescueComesTrue(t *testing.T) {
 	}
 	if carried["capacity"] == 0 {
 		for _, m := range atRisk(latest(t, pool, p.ID)) {
-			for _, o := range view(m.ID).Rescue {
+			for _, o := range rescued(m.ID).Rescue {
 				if o.Kind == "capacity" && carried["capacity"] == 0 {
 					carry(m.ID, o)
 				}

@@ -56,6 +56,11 @@ func TestDeadProcessRecomputeFreedAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range []store.Project{dead, live} { // imported: a recompute publishes
+		if err := storetest.MarkBackfilled(ctx, pool, p.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	workers := river.NewWorkers()
 	engine := &worker.Forecaster{Pool: pool, Log: quiet(), Trials: 50}
 	river.AddWorker(workers, &worker.RecomputeWorker{Pool: pool, Recomputer: engine, Log: quiet()})

@@ -54,8 +54,10 @@ type Snapshot struct {
 	FlowWindowDays int
 	Age            []scheduler.WorkItemAge
 	// Rescue is the snapshot's rescue options of milestones at risk
-	// (optional).
-	Rescue []scheduler.MilestoneRescue
+	// (optional); RescuePending says they are still being computed (the
+	// search runs after the snapshot is published).
+	Rescue        []scheduler.MilestoneRescue
+	RescuePending bool
 }
 
 // Issue is what a standup needs of a mirrored issue besides its status.

@@ -32,6 +32,9 @@ type AtRiskMilestone struct {
 	// Rescue is the best rescue option the snapshot holds for the
 	// milestone, nil when it holds none (or predates rescue plans).
 	Rescue *Rescue `json:"rescue,omitempty"`
+	// RescuePending says the snapshot's rescue options are still being
+	// computed: there may be a rescue the standup cannot name yet.
+	RescuePending bool `json:"rescuePending,omitempty"`
 }
 
 // Rescue is a milestone's best rescue option, as query_project lists it
@@ -153,6 +156,7 @@ func atRisk(in Input, date func(time.Time) string, issues map[int64]*Issue) []At
 			Chance: round100(m.PDue), P50: date(m.P50), P80: date(m.P80), SlackDays: roundTenth(m.SlackDays), Open: m.Open}
 		a.Chain, a.MoreChain = chainOf(chains[m.ID])
 		a.Rescue = bestRescue(in.Snapshot.Rescue, m.ID, titles)
+		a.RescuePending = in.Snapshot.RescuePending
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b AtRiskMilestone) int {

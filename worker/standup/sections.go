@@ -219,11 +219,18 @@ func (r Report) atRiskSection() Section {
 				text = fmt.Sprintf(" reaches at best %s chance, p80 %s, %s: nothing within the rules makes the date", pct(o.Chance), o.P80, o.words())
 			}
 			e.Entries = append(e.Entries, Entry{Subject: milestoneSubject(m.Milestone, m.Title), Role: RoleRescue, Text: text})
+		} else if m.RescuePending {
+			e.Entries = append(e.Entries, Entry{Subject: milestoneSubject(m.Milestone, m.Title), Role: RoleRescue, Text: RescuePendingText})
 		}
 		s.Entries = append(s.Entries, e)
 	}
 	return s
 }
+
+// RescuePendingText is the best-rescue line of an at-risk milestone while
+// the snapshot's rescue options are still being computed: honest that
+// there may be one, rather than silent as if there were none.
+const RescuePendingText = ": rescue options are still being computed for this snapshot; query_project lists them once stored"
 
 // words says what the option does, naming only subjects and the new due
 // date.

@@ -237,3 +237,26 @@ func TestAtRiskNamesTheBestRescue(t *testing.T) {
 	in.Snapshot.Rescue[0].Options[0].Makes = false
 	check(in, "best rescue: v1.0 reaches at best 81% chance, p80 2026-12-16, if dana gives more hours a day: nothing within the rules makes the date")
 }
+
+// TestAtRiskSaysRescueIsBeingComputed: while the snapshot's rescue
+// options are still being computed, an at-risk milestone's best-rescue
+// line says so rather than nothing, and the template passes its check.
+func TestAtRiskSaysRescueIsBeingComputed(t *testing.T) {
+	in := atRiskDay()
+	in.Snapshot.Rescue, in.Snapshot.RescuePending = nil, true
+	r := Build(in)
+	if a := r.AtRisk[0]; a.Rescue != nil || !a.RescuePending {
+		t.Fatalf("at risk while the rescue is computed: %+v", a)
+	}
+	text := Template(r)
+	if want := "best rescue: v1.0" + RescuePendingText; !strings.Contains(text, want) {
+		t.Errorf("template lacks %q:\n%s", want, text)
+	}
+	facts, err := Facts(r, Known{}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prose.Check(text, facts); err != nil {
+		t.Errorf("the template does not pass its own check: %v\n%s", err, text)
+	}
+}

@@ -503,8 +503,15 @@ func (b *batch) staleOption(ctx context.Context, key string) (string, error) {
 	if head.Version == v && head.ChangeCounter == counter {
 		return "", nil
 	}
-	return fmt.Sprintf("The rescue option was stale: it was computed on snapshot %d and the mirror has moved since "+
-		"(latest snapshot %d), so the consequence is recomputed on the mirror as it is now and may differ from the option's.", v, head.Version), nil
+	msg := fmt.Sprintf("The rescue option was stale: it was computed on snapshot %d and the mirror has moved since "+
+		"(latest snapshot %d), so the consequence is recomputed on the mirror as it is now and may differ from the option's.", v, head.Version)
+	switch {
+	case head.Version != v && !head.Rescued:
+		msg += fmt.Sprintf(" The rescue options of snapshot %d are still being computed; query_project lists them in a few seconds.", head.Version)
+	case head.Version != v:
+		msg += fmt.Sprintf(" query_project lists the rescue options of snapshot %d.", head.Version)
+	}
+	return msg, nil
 }
 
 // isGiteaError tells a failed Gitea call (the client reports every one,

@@ -26,6 +26,10 @@ type MilestoneView struct {
 	// nothing within the rules makes it.
 	Rescue     []RescueOption `json:"rescue,omitempty"`
 	RescueNote string         `json:"rescueNote,omitempty"`
+	// RescuePending says the snapshot's rescue options are still being
+	// computed (they are searched after it is published): rescue is
+	// empty for now, not because nothing would help.
+	RescuePending bool `json:"rescuePending,omitempty"`
 	Meta
 }
 
@@ -115,6 +119,8 @@ func (q *query) milestone() (Answer[any], error) {
 	}
 	if r := rescueOf(q.v.Data.Rescue, id); r != nil {
 		out.Rescue, out.RescueNote = RescueOptions(*r, q.v.Version), r.Note
+	} else if rescuePending(&q.v.Data, fc) {
+		out.RescuePending, out.RescueNote = true, RescuePendingNote(q.v.Version)
 	}
 	if out.Cone == nil {
 		q.caps.Note("cone: no forecast range; the milestone has no open schedulable work in the latest snapshot")
@@ -123,6 +129,10 @@ func (q *query) milestone() (Answer[any], error) {
 	instr := fmt.Sprintf("Report milestone %d as a range (p50 %s, p80 %s) against its due date; the first issues drive the date.", id, rangeP50(out.Cone), rangeP80(out.Cone))
 	if out.Stats.SlackDays < 0 && out.Due != "" {
 		instr = fmt.Sprintf("Milestone %d is at risk: p80 is %.1f working days past due %s; propose scope or priority changes with record_directive.", id, -out.Stats.SlackDays, out.Due)
+	}
+	if out.RescuePending {
+		instr = fmt.Sprintf("Milestone %d is at risk (%.0f%% for %s); its rescue options are still being computed: ask query_project for it again in a few seconds before proposing changes.",
+			id, out.Stats.PDue*100, out.Due)
 	}
 	if len(out.Rescue) > 0 {
 		instr = fmt.Sprintf("Milestone %d is at risk (%.0f%% for %s): offer rescue[0] (%s: %s) and the others to the PM; "+

@@ -34,6 +34,9 @@ type RunwayMilestone struct {
 	AtRisk    bool    `json:"atRisk"`
 	// RescueOptions counts the rescue options view milestone lists.
 	RescueOptions int `json:"rescueOptions"`
+	// RescuePending says the count is not known yet: the snapshot's
+	// rescue options are still being computed.
+	RescuePending bool `json:"rescuePending,omitempty"`
 }
 
 // Capacity is one person's weekly capacity and scheduled load; LoadWeeks
@@ -62,6 +65,8 @@ func (q *query) runway() (Answer[any], error) {
 		r.AtRisk = !m.Due.IsZero() && m.Slack < 0
 		if rs := rescueOf(q.v.Data.Rescue, m.ID); rs != nil {
 			r.RescueOptions = len(rs.Options)
+		} else if rescuePending(&q.v.Data, q.v.Milestone[m.ID]) {
+			r.RescuePending = true
 		}
 		ms = append(ms, r)
 	}
@@ -96,6 +101,12 @@ func (q *query) runway() (Answer[any], error) {
 		instr = fmt.Sprintf("Flag %s: p80 lands after the due date; view milestone shows what drives each.", strings.Join(risky, ", "))
 	} else if len(out.Milestones) == 0 {
 		instr = "There is no milestone to report; say so."
+	}
+	for _, m := range out.Milestones {
+		if m.RescuePending {
+			instr += " The rescue options of the milestones marked rescuePending are still being computed; their rescueOptions count is not known yet."
+			break
+		}
 	}
 	return Answer[any]{Data: out, Instruction: instr}, nil
 }

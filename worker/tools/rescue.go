@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/commitea/commitea/scheduler"
+	"github.com/commitea/commitea/worker"
 )
 
 // Rescue options as the tools show them: the scheduler's changes (stored
@@ -127,4 +128,24 @@ func rescueOf(rs []scheduler.MilestoneRescue, id int64) *scheduler.MilestoneResc
 		}
 	}
 	return nil
+}
+
+// RescuePendingNote is what a milestone at risk says while its snapshot's
+// rescue options are still being computed: they are searched after the
+// snapshot is published, about a second per milestone at risk.
+func RescuePendingNote(version int64) string {
+	return fmt.Sprintf("Rescue options for snapshot %d are still being computed (about a second per milestone at risk); ask again in a few seconds. None listed here does not mean none exist.", version)
+}
+
+// rescuePending is whether milestone m at risk waits for the snapshot's
+// rescue options: the rescue search's own test of risk (an open milestone
+// with a due date and open work, under scheduler.AtRiskPDue).
+func rescuePending(d *worker.SnapshotData, m *scheduler.MilestoneForecast) bool {
+	return d.RescuePending && MilestoneAtRisk(m)
+}
+
+// MilestoneAtRisk is the rescue search's test of a milestone forecast: a
+// due date, open work and a chance of it under scheduler.AtRiskPDue.
+func MilestoneAtRisk(m *scheduler.MilestoneForecast) bool {
+	return m != nil && !m.Due.IsZero() && m.Open > 0 && scheduler.RoundPDue(m.PDue) < scheduler.AtRiskPDue
 }

@@ -213,22 +213,35 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 	if err != nil {
 		return nil, fmt.Errorf("read versions of %s: %w", p.FullName(), err)
 	}
+	if !v.Backfilled {
+		// The recompute publishes no snapshot before the first backfill
+		// completed; one from before that rule (of a half-imported
+		// mirror) would be served as if the project had only the issues
+		// imported so far.
+		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
+	}
 	if v.SnapshotVersion == 0 {
 		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first sync and recompute have not finished; retry in a minute", p.FullName())
 	}
-	if !v.Backfilled {
-		// A snapshot of a half-imported mirror (a recompute a delivery
-		// triggered during the first backfill) would be served as if the
-		// project had only the issues imported so far.
-		return nil, Errorf(CodeNotReady, "", "no forecast for %s yet: the first import from Gitea is still running; retry in a minute", p.FullName())
-	}
-	if cur != nil && cur.Version == v.SnapshotVersion && cur.Counter == v.ChangeCounter {
+	// The snapshot's rescue options are stored after it: a view cached
+	// while they were being computed reloads them once they are there.
+	rescueDue := cur != nil && cur.Data.RescuePending && v.Rescued
+	if cur != nil && cur.Version == v.SnapshotVersion && cur.Counter == v.ChangeCounter && !rescueDue {
 		return cur, nil
 	}
 	next := &projectView{Project: p, Counter: v.ChangeCounter}
 	if cur != nil && cur.Version == v.SnapshotVersion {
 		next.Version, next.Data, next.Status, next.Forecast, next.Milestone = cur.Version, cur.Data, cur.Status, cur.Forecast, cur.Milestone
-		next.SnapshotCounter, next.SnapshotAt = cur.SnapshotCounter, cur.SnapshotAt
+		next.SnapshotCounter, next.SnapshotAt, next.Age = cur.SnapshotCounter, cur.SnapshotAt, cur.Age
+		if rescueDue {
+			raw, err := store.SnapshotRescue(ctx, s.Pool, p.ID, cur.Version)
+			if err != nil {
+				return nil, fmt.Errorf("load rescue of %s: %w", p.FullName(), err)
+			}
+			if err := next.Data.SetRescue(raw); err != nil {
+				return nil, fmt.Errorf("snapshot %d of %s: %w", cur.Version, p.FullName(), err)
+			}
+		}
 	} else {
 		snap, err := store.LatestSnapshot(ctx, s.Pool, p.ID)
 		if err != nil {
@@ -236,6 +249,9 @@ func (s *Service) load(ctx context.Context, p store.Project, cur *projectView) (
 		}
 		if err := json.Unmarshal(snap.Data, &next.Data); err != nil {
 			return nil, fmt.Errorf("decode snapshot %d of %s: %w", snap.Version, p.FullName(), err)
+		}
+		if err := next.Data.SetRescue(snap.Rescue); err != nil {
+			return nil, fmt.Errorf("snapshot %d of %s: %w", snap.Version, p.FullName(), err)
 		}
 		next.Version, next.SnapshotCounter, next.SnapshotAt = snap.Version, snap.ChangeCounter, snap.ComputedAt
 		next.index()

@@ -138,7 +138,9 @@ func TestAnswerSaysHowFreshItsSnapshotIs(t *testing.T) {
 // TestNotReadyUntilFirstBackfill is finding 7 of issue #12: a recompute a
 // delivery triggered during the first backfill left a snapshot of the
 // half-imported mirror, and tools served it as ready. A project answers
-// NOT_READY until its first backfill completed (the sync state's marker).
+// NOT_READY, saying the import is running, until its first backfill
+// completed (the sync state's marker); the recompute publishes nothing
+// before it either (worker.TestNoSnapshotBeforeTheFirstBackfill).
 func TestNotReadyUntilFirstBackfill(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -169,6 +171,9 @@ func TestNotReadyUntilFirstBackfill(t *testing.T) {
 		t.Errorf("NOT_READY does not say why: %s", terr.Message)
 	}
 	if err := storetest.MarkBackfilled(ctx, pool, p.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Recompute(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	svc.Invalidate(p.ID)
