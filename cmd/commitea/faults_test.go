@@ -94,12 +94,19 @@ func TestServeSurvivesKillAndTerminatedConnections(t *testing.T) {
 
 	b := newBurster(t, fake, base)
 
-	// SIGKILL mid-burst, while a recompute runs.
+	// SIGKILL mid-burst, while a recompute runs. The process is stopped
+	// (SIGSTOP) before it is looked at, so the recompute seen running cannot
+	// finish between the look and the kill; a look that finds none lets the
+	// process go on (SIGCONT) and looks again.
 	sent := b.start("kill", 600, 24)
 	waitFor(t, "a third of the burst acknowledged", 30*time.Second, func() bool { return b.acked() >= 200 })
 	waitFor(t, "a running recompute", 30*time.Second, func() bool {
+		_ = c.cmd.Process.Signal(syscall.SIGSTOP)
 		var n int
 		_ = pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'recompute' AND state = 'running'`).Scan(&n)
+		if n == 0 {
+			_ = c.cmd.Process.Signal(syscall.SIGCONT)
+		}
 		return n > 0
 	})
 	c.kill()
