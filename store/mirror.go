@@ -29,6 +29,13 @@ INSERT INTO issues (project_id, number, gitea_id, is_pull, title, body, state, l
 	assignees, author, ref, created_at, updated_at, closed_at, due_date, merged, closing_refs,
 	last_activity_at, last_delivery, delivered)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $20 <> '')
+` + issueUpsertConflictSQL
+
+// issueUpsertConflictSQL decides between a stored issue and a newer copy,
+// for the single-row and the batched upsert alike: the newer updated_at
+// wins, and within the same second an API read beats a webhook
+// (migration 017).
+const issueUpsertConflictSQL = `
 ON CONFLICT (project_id, number) DO UPDATE SET
 	gitea_id = EXCLUDED.gitea_id, is_pull = EXCLUDED.is_pull, title = EXCLUDED.title,
 	body = EXCLUDED.body, state = EXCLUDED.state, labels = EXCLUDED.labels,

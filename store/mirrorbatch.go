@@ -215,18 +215,7 @@ FROM unnest($2::bigint[], $3::bigint[], $4::boolean[], $5::text[], $6::text[], $
 	AS u(number, gitea_id, is_pull, title, body, state, labels, milestone_id, assignees, author, ref, created_at, updated_at,
 	closed_at, due_date, merged, closing_refs, last_activity_at, last_delivery, ord)
 ORDER BY u.ord
-ON CONFLICT (project_id, number) DO UPDATE SET
-	gitea_id = EXCLUDED.gitea_id, is_pull = EXCLUDED.is_pull, title = EXCLUDED.title,
-	body = EXCLUDED.body, state = EXCLUDED.state, labels = EXCLUDED.labels,
-	milestone_id = EXCLUDED.milestone_id, assignees = EXCLUDED.assignees, author = EXCLUDED.author,
-	ref = EXCLUDED.ref, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-	closed_at = EXCLUDED.closed_at, due_date = EXCLUDED.due_date, merged = EXCLUDED.merged,
-	closing_refs = EXCLUDED.closing_refs,
-	last_activity_at = GREATEST(issues.last_activity_at, EXCLUDED.last_activity_at),
-	last_delivery = CASE WHEN EXCLUDED.last_delivery = '' THEN issues.last_delivery ELSE EXCLUDED.last_delivery END,
-	delivered = EXCLUDED.delivered
-WHERE issues.updated_at < EXCLUDED.updated_at
-	OR issues.updated_at = EXCLUDED.updated_at AND (issues.delivered OR NOT EXCLUDED.delivered)`
+` + issueUpsertConflictSQL
 
 // recordVersionsSQL is recordVersionSQL for many issues at once (each at
 // most once), every version starting at its issue's updated_at.
