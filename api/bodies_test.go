@@ -72,17 +72,33 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 // 10 MiB took RSS from 63 MB to 544 MB). Once the budget of buffered bytes
 // is spent, a request is answered 503 with Retry-After; when the slow
 // senders go, deliveries are taken again.
+//
+// The test waits until the slow senders hold the whole budget before it
+// sends. It used to send at once, in a loop, and once in CI it got 202 for
+// five seconds: a slow sender's handler, scheduled late, asked for its
+// second chunk while a signed delivery held one, was refused 503 as it
+// should be and left, and the budget was never full again (reproduced by
+// delaying the slow senders' handlers 100 ms and the first delivery's
+// 200 ms after it took its chunk).
 func TestBufferedBytesAreBounded(t *testing.T) {
 	t.Parallel()
 	sink := &recordingSink{}
-	srv := httptest.NewServer(NewRouter(Config{WebhookSecret: testSecret, Sink: sink, Decode: jsonDecoder,
-		MaxBodyBytes: 40 << 10, MaxBufferedBytes: 64 << 10, Log: quietLog()}))
+	const limit = 4 * bodyChunk
+	h := NewRouter(Config{WebhookSecret: testSecret, Sink: sink, Decode: jsonDecoder,
+		MaxBodyBytes: 40 << 10, MaxBufferedBytes: limit, WebhookReadTimeout: time.Minute, Log: quietLog()})
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	budget := h.(*routerHandler).budget
 	// Two strangers each hold two chunks (32 KiB) of a body they never
 	// finish: the budget is spent.
 	var slow []net.Conn
 	for range 2 {
 		slow = append(slow, rawPost(t, srv.Listener.Addr().String(), 40000, make([]byte, 20000)))
+	}
+	for deadline := time.Now().Add(10 * time.Second); budget.inUse() < limit; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("budget in use %d with two senders of 20,000 bytes each, want %d", budget.inUse(), limit)
+		}
 	}
 	body := []byte(`{"action":"opened"}`)
 	send := func() *http.Response {
@@ -97,19 +113,20 @@ func TestBufferedBytesAreBounded(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	var resp *http.Response
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp = send(); resp.StatusCode == http.StatusServiceUnavailable {
-			break
-		}
-	}
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+	if resp := send(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("with the budget spent: %s Retry-After %q; want 503 with Retry-After", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	sink.mu.Lock()
+	stored := len(sink.got)
+	sink.mu.Unlock()
+	if stored != 0 {
+		t.Fatalf("%d deliveries stored while the budget was spent, want none", stored)
 	}
 	for _, c := range slow {
 		_ = c.Close()
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	var resp *http.Response
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if resp = send(); resp.StatusCode == http.StatusAccepted {
 			return
 		}
