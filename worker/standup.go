@@ -53,7 +53,21 @@ type Standups struct {
 	// against: the baseline of the project as it stood at an earlier
 	// instant, read back from its history (Forecaster.BaselineAt).
 	Reconstruct func(ctx context.Context, projectID int64, at time.Time) (standup.Baseline, error)
+	// RescueWait is how long the standup job waits for the latest
+	// snapshot's rescue options (see waitForRescue); 0 is
+	// DefaultStandupRescueWait, negative does not wait.
+	RescueWait time.Duration
 }
+
+// DefaultStandupRescueWait bounds the standup job's wait for rescue
+// options still being computed. The search takes about a second per
+// milestone at risk, and a newer change restarts it on the newer
+// snapshot, so two minutes covers a busy morning; past that the standup
+// goes out saying the options are still being computed.
+const DefaultStandupRescueWait = 2 * time.Minute
+
+// rescuePoll is how often waitForRescue looks again.
+const rescuePoll = time.Second
 
 // BaselineAt is the standup baseline of the project as it stood at at:
 // the mirror read back from the issue history (history.At, as the
@@ -280,6 +294,42 @@ func (s *Standups) loadHistory(ctx context.Context, projectID int64, day, now ti
 	return project, prev, ts, issues, err
 }
 
+// waitForRescue waits, within RescueWait, until the latest snapshot's
+// rescue options are stored. The recompute publishes a snapshot before it
+// searches its rescue options, so a standup computed in between would say
+// "still being computed" for every milestone at risk, and that standup
+// stands for the day; a short wait gives it the best rescue instead. A
+// newer snapshot arriving meanwhile is followed: it is the one the
+// standup will read.
+func (s *Standups) waitForRescue(ctx context.Context, project store.Project) error {
+	wait := s.RescueWait
+	if wait == 0 {
+		wait = DefaultStandupRescueWait
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		mark, err := store.LatestSnapshotMark(ctx, s.Pool, project.ID)
+		if err != nil {
+			return fmt.Errorf("standup of %s: %w", project.FullName(), err)
+		}
+		if mark.Rescued {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			s.Log.InfoContext(ctx, "standup goes out while rescue options are still being computed",
+				slog.String("project", project.FullName()), slog.Int64("snapshot", mark.Version), slog.Duration("waited", wait))
+			return nil
+		}
+		t := time.NewTimer(min(rescuePoll, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // StandupSinks says where a project's standups go.
 type StandupSinks func(p store.Project) []standup.Sink
 
@@ -336,6 +386,9 @@ func (w *StandupWorker) Work(ctx context.Context, job *river.Job[StandupArgs]) e
 			s.Log.InfoContext(ctx, "standup waits for the project's first import and snapshot",
 				slog.String("project", project.FullName()), slog.String("day", job.Args.Day), slog.Duration("retry_in", StandupWaitForImport))
 			return river.JobSnooze(StandupWaitForImport)
+		}
+		if err := s.waitForRescue(ctx, project); err != nil {
+			return err
 		}
 		g, err := s.Generate(ctx, project.ID, day)
 		if err != nil {

@@ -661,3 +661,80 @@ func TestStandupListsAgingWork(t *testing.T) {
 		t.Fatalf("aging %v (SLE %+v), snapshot's %v (SLE %+v)", got, g.Report.Aging.SLE, want, data.Flow.SLE)
 	}
 }
+
+// TestStandupWaitsForRescueOptions: the recompute publishes a snapshot
+// before it searches its rescue options, and a standup computed in
+// between said "still being computed" for every milestone at risk, for the
+// whole day. The job now waits (within Standups.RescueWait) for the
+// options; past the wait it goes out saying they are pending.
+func TestStandupWaitsForRescueOptions(t *testing.T) {
+	f := newStandupFixture(t)
+	ctx := context.Background()
+	// Milestone 1 (hard) is due in a week: far too soon for its work.
+	if _, err := f.pool.Exec(ctx, `UPDATE milestones SET due_on = $1 WHERE project_id = $2 AND id = 1`, f.now.AddDate(0, 0, 7), f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	mark, err := store.LatestSnapshotMark(ctx, f.pool, f.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rescue, err := store.SnapshotRescue(ctx, f.pool, f.p.ID, mark.Version)
+	if err != nil || rescue == nil {
+		t.Fatalf("rescue of snapshot %d: %s, %v", mark.Version, rescue, err)
+	}
+	// The snapshot as a recompute still searching leaves it.
+	unrescue := func() {
+		t.Helper()
+		if _, err := f.pool.Exec(ctx, `UPDATE snapshots SET rescue = NULL WHERE project_id = $1 AND version = $2`, f.p.ID, mark.Version); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day, _ := ParseDay(standupDay)
+	run := func() (string, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		w := &StandupWorker{Standups: f.standups}
+		if err := w.Work(ctx, &river.Job[StandupArgs]{JobRow: &rivertype.JobRow{}, Args: StandupArgs{ProjectID: f.p.ID, Day: standupDay}}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.StandupOn(ctx, f.pool, f.p.ID, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.pool.Exec(ctx, `DELETE FROM standups WHERE project_id = $1`, f.p.ID); err != nil {
+			t.Fatal(err)
+		}
+		return st.Text, time.Since(start)
+	}
+
+	// The options arrive while the job waits: the standup names the best rescue.
+	unrescue()
+	f.standups.RescueWait = time.Minute
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		time.Sleep(300 * time.Millisecond)
+		if _, err := store.PutRescue(ctx, f.pool, f.p.ID, mark.Version, rescue); err != nil {
+			t.Error(err)
+		}
+	}()
+	text, took := run()
+	<-stored
+	if strings.Contains(text, standup.RescuePendingText) || !strings.Contains(text, "best rescue: ") {
+		t.Fatalf("standup with the rescue options stored %s into the job:\n%s", took, text)
+	}
+	if took < 300*time.Millisecond {
+		t.Fatalf("the standup was stored after %s, before the rescue options (300 ms)", took)
+	}
+
+	// They never arrive: after the wait the standup says they are pending.
+	unrescue()
+	f.standups.RescueWait = 200 * time.Millisecond
+	text, took = run()
+	if want := "best rescue: "; !strings.Contains(text, want) || !strings.Contains(text, standup.RescuePendingText) {
+		t.Fatalf("standup after waiting %s for options that never came:\n%s", took, text)
+	}
+}
