@@ -333,7 +333,10 @@
 // history of lognormal durations (σ 1.8) cut at an export, scoring the
 // truncated copy as complete raises items' coverage from the full
 // history's p50 0.538 p80 0.800 p90 0.890 to 0.600 0.865 0.939;
-// conditioned on L it gives 0.542 0.793 0.892. Scored that way, held out,
+// conditioned on L it gives 0.542 0.793 0.892 (TestBacktestConditionedOnTheExport,
+// on the default options and pooled by issue: full 0.509 0.785 0.879,
+// plain 0.571 0.865 0.943, conditioned 0.493 0.787 0.888). Scored that
+// way, held out, with every fold choosing on the conditioned objective,
 // the model and grid above give items p50 0.450 p80 0.695 p90 0.804
 // (pinball 0.598x) and sets 0.513 0.731 0.825 (0.288x): the model runs
 // early, and the goals are met only through the scoring. The baseline's
@@ -353,7 +356,29 @@
 // 0.807 0.908 0.259x, items 0.522 0.766 0.858 0.562x: 1.2 meets every goal
 // on all eight at once, and the folds holding out TIMOB and DAEMON choose
 // 1). What stays short is the upper tail of young issues: open at most a
-// week at the cut-off, p50 0.561 but p80 0.750 and p90 0.826. So the
-// scoring and the horizon stay as they are until a rule meets the items'
-// goals scored correctly.
+// week at the cut-off, p50 0.561 but p80 0.750 and p90 0.826.
+//
+// So the model, the horizon and the plain score stay as they are, and the
+// goals (TestRealDataCV's assertions, the table above) are still held to
+// the plain score; the conditioned score is reported beside it, not held
+// to the goals. Backtest returns both: BacktestResult.Conditioned scores
+// the same forecasts against the same outcomes conditioned on finishing
+// within L, items and sets, the baseline on its own trials within L, the
+// export taken as the newest resolution (the rules are in backtest.go);
+// `commitea backtest` prints it as its "export-cond" rows and --json as
+// "conditioned": {"items": {...}, "sets": {...}}, the fields of the plain
+// score. TestRealDataCV prints it for the held-out forecasts above, chosen
+// on the plain objective (which is why it differs from the figures just
+// quoted, where the folds chose on the conditioned one, mostly wide=100
+// shared=0):
+//
+//	conditioned on the export (outcomes within export − cut-off), the same held-out forecasts:
+//	  items  786 cut-offs: p50 0.442 p80 0.688 p90 0.798 pinball 97.8 vs baseline 162.2 (0.603x)
+//	  sets   606 cut-offs: p50 0.322 p80 0.703 p90 0.809 pinball 110.7 vs baseline 411.8 (0.269x)
+//	  items pooled by issue instead: p50 0.394 p80 0.642 p90 0.794 pinball 0.612x
+//
+// Against the goals, scored this way, items miss p50 (0.442), p80 and p90
+// and sets all three (p50 0.322: early), while both keep a pinball loss
+// far below the baseline's. A rule that meets the goals on the
+// conditioned score is still to be found.
 package scheduler
