@@ -53,6 +53,26 @@ package scheduler
 // until the team completes that many issues at its resampled throughput.
 // BacktestResult.Sets scores them like items (Items counts sets).
 //
+// Conditioned on the export: a history exported at some date holds only
+// what was resolved by then as outcomes (the shared Jira histories hold
+// nothing else; a served project's still open issues are not scored), so
+// at a cut-off every scored outcome lies within L = export − cut-off days.
+// The export is taken as the history's newest resolution (the real date is
+// unknown and can only be later, so this is the tightest L the data
+// allows). The plain score charges a forecast with mass beyond L for
+// outcomes the sample could never contain, which flatters its coverage.
+// BacktestResult.Conditioned scores the same forecasts against the same
+// outcomes conditioned on finishing within L: quantile p is read at
+// p·F(L), F the forecast's own CDF. An issue's F is the lognormal read the
+// p90 above uses (ln d piecewise linear in the normal score through p10,
+// p50 and p80, extended along the nearest piece); a set's is its exact
+// 21-point CDF, linear between points; the baseline's is its own trials
+// within L. A forecast that gives no chance by L (or, for an issue, has
+// p50 ≥ p80 or p10 > p50: no CDF to read) is scored as forecast. On a
+// history cut at an export, the conditioned score gives back the full
+// history's coverage where the plain one is inflated
+// (TestBacktestConditionedOnTheExport).
+//
 // Scores, over every (cut-off, open issue) pair: coverage of pXX is the
 // share of issues resolved on or before their pXX date; the relative width
 // of a range is (p90 − p10) / (p50 − cut-off), reported as the median; the
@@ -164,14 +184,25 @@ type BacktestResult struct {
 	Baseline BacktestScore `json:"baseline"`
 	// Sets scores milestone-shaped sets of issues by the date the last one
 	// was done; its Items counts sets. Zero when no cut-off had one.
-	Sets BacktestSets `json:"sets,omitzero"`
+	Sets BacktestComparison `json:"sets,omitzero"`
+	// Conditioned scores the same forecasts conditioned on finishing by the
+	// export (the newest resolution; see the rules at the top of this
+	// file). Zero where the result was not made by Backtest.
+	Conditioned BacktestConditioned `json:"conditioned,omitzero"`
 }
 
-// BacktestSets is the calibrated forecast's and the baseline's score on
-// sets of issues.
-type BacktestSets struct {
+// BacktestComparison is the calibrated forecast's and the baseline's score
+// on the same outcomes.
+type BacktestComparison struct {
 	BacktestScore
 	Baseline BacktestScore `json:"baseline"`
+}
+
+// BacktestConditioned is the score of items and sets, each forecast
+// conditioned on the outcome falling by the export.
+type BacktestConditioned struct {
+	Items BacktestComparison `json:"items"`
+	Sets  BacktestComparison `json:"sets,omitzero"`
 }
 
 // itemQuantiles is one issue's forecast at one cut-off, in days after it.
@@ -231,15 +262,27 @@ func PoolBacktests(results []BacktestResult) BacktestResult {
 func (r *BacktestResult) merge(o BacktestResult) {
 	r.BacktestScore.merge(o.BacktestScore)
 	r.Baseline.merge(o.Baseline)
-	r.Sets.BacktestScore.merge(o.Sets.BacktestScore)
-	r.Sets.Baseline.merge(o.Sets.Baseline)
+	r.Sets.merge(o.Sets)
+	r.Conditioned.Items.merge(o.Conditioned.Items)
+	r.Conditioned.Sets.merge(o.Conditioned.Sets)
 }
 
 func (r *BacktestResult) finish() {
 	r.BacktestScore.finish()
 	r.Baseline.finish()
-	r.Sets.BacktestScore.finish()
-	r.Sets.Baseline.finish()
+	r.Sets.finish()
+	r.Conditioned.Items.finish()
+	r.Conditioned.Sets.finish()
+}
+
+func (c *BacktestComparison) merge(o BacktestComparison) {
+	c.BacktestScore.merge(o.BacktestScore)
+	c.Baseline.merge(o.Baseline)
+}
+
+func (c *BacktestComparison) finish() {
+	c.BacktestScore.finish()
+	c.Baseline.finish()
 }
 
 // BacktestCutoffs lists the cut-off dates Backtest would use on items.
@@ -316,6 +359,7 @@ func Backtest(items []HistoryItem, opts BacktestOptions) (BacktestResult, error)
 // order. Cut-offs are independent: they run on every core, and the result
 // does not depend on scheduling.
 func backtestCutoffs(items []HistoryItem, cutoffs []time.Time, opts BacktestOptions) ([]BacktestResult, error) {
+	export := newestResolution(items)
 	scores := make([]BacktestResult, len(cutoffs))
 	errs := make([]error, len(cutoffs))
 	next := make(chan int)
@@ -323,7 +367,7 @@ func backtestCutoffs(items []HistoryItem, cutoffs []time.Time, opts BacktestOpti
 	for range min(runtime.GOMAXPROCS(0), len(cutoffs)) {
 		wg.Go(func() {
 			for ci := range next {
-				scores[ci], errs[ci] = backtestCutoff(items, cutoffs[ci], ci, opts)
+				scores[ci], errs[ci] = backtestCutoff(items, cutoffs[ci], ci, export, opts)
 			}
 		})
 	}
@@ -361,41 +405,51 @@ func setAt(items []HistoryItem, c time.Time, window time.Duration, minSize int) 
 }
 
 // backtestCutoff forecasts and scores the work open at one cut-off, and
-// its set (setAt) by the date its last issue was done.
-func backtestCutoff(items []HistoryItem, c time.Time, ci int, opts BacktestOptions) (BacktestResult, error) {
+// its set (setAt) by the date its last issue was done: as forecast, and
+// conditioned on finishing by export.
+func backtestCutoff(items []HistoryItem, c time.Time, ci int, export time.Time, opts BacktestOptions) (BacktestResult, error) {
 	var res BacktestResult
 	seed := opts.Seed*1_000_003 + uint64(ci)
 	cal, team := calibrateAt(items, c, opts.Calibration)
 	set := setAt(items, c, opts.SetWindow, opts.MinSetSize)
-	fc, setQ, err := forecastAt(items, c, cal, team, team.share(opts.QueueFloor), set, opts.Forecaster, opts.Trials, seed)
+	fc, setCDF, err := forecastAt(items, c, cal, team, team.share(opts.QueueFloor), set, opts.Forecaster, opts.Trials, seed)
 	if err != nil {
 		return res, err
 	}
-	bl, counts := baselineAt(items, c, opts.Trials, seed)
-	res.Cutoffs, res.Baseline.Cutoffs = 1, 1
+	bl, counts := baselineDrawsAt(items, c, opts.Trials, seed)
 	days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
+	within := days(export)
+	cond := &res.Conditioned
+	res.Cutoffs, res.Baseline.Cutoffs = 1, 1
+	cond.Items.Cutoffs, cond.Items.Baseline.Cutoffs = 1, 1
 	for _, it := range items {
 		if !isOpenAt(it, c) || it.Resolved.IsZero() {
 			continue
 		}
 		actual := days(it.Resolved)
-		if q, ok := fc[it.Number]; ok {
-			res.add(q, actual)
+		if d, ok := fc[it.Number]; ok {
+			res.add(d.quantiles(), actual)
+			cond.Items.add(d.within(within), actual)
 		}
-		if q, ok := bl[it.Number]; ok {
-			res.Baseline.add(q, actual)
+		if d, ok := bl[it.Number]; ok {
+			res.Baseline.add(sortedQuantiles(d), actual)
+			cond.Items.Baseline.add(sortedQuantilesWithin(d, within), actual)
 		}
 	}
-	if set != nil && setQ != nil {
+	if set != nil && setCDF != nil {
 		last := 0.0
 		for _, it := range items {
 			if slices.Contains(set, it.Number) {
 				last = math.Max(last, days(it.Resolved))
 			}
 		}
+		base := baselineCountDraws(counts, len(set), opts.Trials, seed)
 		res.Sets.Cutoffs, res.Sets.Baseline.Cutoffs = 1, 1
-		res.Sets.add(*setQ, last)
-		res.Sets.Baseline.add(baselineCount(counts, len(set), opts.Trials, seed), last)
+		res.Sets.add(setCDF.quantiles(), last)
+		res.Sets.Baseline.add(sortedQuantiles(base), last)
+		cond.Sets.Cutoffs, cond.Sets.Baseline.Cutoffs = 1, 1
+		cond.Sets.add(setCDF.within(within), last)
+		cond.Sets.Baseline.add(sortedQuantilesWithin(base, within), last)
 	}
 	return res, nil
 }
@@ -536,8 +590,8 @@ func historySize(it HistoryItem) Size {
 const setMilestone = 1
 
 // forecastAt runs the calibrated forecast of the work open at c, and of
-// set's last finish (nil when set is empty).
-func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, share float64, set []int64, run Forecaster, trials int, seed uint64) (map[int64]itemQuantiles, *itemQuantiles, error) {
+// set's last finish (nil when set is empty), in days after c.
+func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, share float64, set []int64, run Forecaster, trials int, seed uint64) (map[int64]issueDelay, *setDelay, error) {
 	in := Input{Now: c, Calibration: cal}
 	// Processor sharing: one modelled worker per open issue, each with
 	// its share of the team's hours.
@@ -566,23 +620,118 @@ func forecastAt(items []HistoryItem, c time.Time, cal Calibration, team teamAt, 
 		return nil, nil, err
 	}
 	days := func(t time.Time) float64 { return t.Sub(c).Hours() / 24 }
-	out := make(map[int64]itemQuantiles, len(fc.Issues))
+	out := make(map[int64]issueDelay, len(fc.Issues))
 	for _, f := range fc.Issues {
 		if f.Unschedulable != "" || f.P50.IsZero() {
 			continue
 		}
-		q := itemQuantiles{p10: days(f.P10), p50: days(f.P50), p80: days(f.P80)}
-		q.p90 = extendToP90(q.p50, q.p80)
-		out[f.Number] = q
+		out[f.Number] = issueDelay{days(f.P10), days(f.P50), days(f.P80)}
 	}
-	var setQ *itemQuantiles
+	var setCDF *setDelay
 	for _, m := range fc.Milestones {
 		// The set's quantiles are exact: its CDF holds every 5%.
 		if m.ID == setMilestone && !m.Quantiles[18].IsZero() {
-			setQ = &itemQuantiles{p10: days(m.Quantiles[2]), p50: days(m.Quantiles[10]), p80: days(m.Quantiles[16]), p90: days(m.Quantiles[18])}
+			setCDF = new(setDelay)
+			for i, q := range m.Quantiles {
+				setCDF[i] = days(q)
+			}
 		}
 	}
-	return out, setQ, nil
+	return out, setCDF, nil
+}
+
+// newestResolution is the latest resolution in items: where an exported
+// history ends, as far as the data can tell.
+func newestResolution(items []HistoryItem) time.Time {
+	var end time.Time
+	for _, it := range items {
+		if it.Resolved.After(end) {
+			end = it.Resolved
+		}
+	}
+	return end
+}
+
+// issueDelay is one issue's forecast finish in days after the cut-off:
+// p10, p50 and p80, read as a delay that is lognormal piecewise between
+// them (ln d linear in the normal score) and beyond them along the nearest
+// piece, so that its p90 is extendToP90's.
+type issueDelay [3]float64
+
+// issueDelayScores are the normal scores of p10, p50 and p80.
+var issueDelayScores = [3]float64{-1.2815515655446004, 0, 0.8416212335729143}
+
+// lnAt is ln d at normal score z.
+func (d issueDelay) lnAt(z float64) float64 {
+	k := 0
+	if z > 0 {
+		k = 1
+	}
+	l0, l1 := math.Log(d[k]), math.Log(d[k+1])
+	return l0 + (l1-l0)*(z-issueDelayScores[k])/(issueDelayScores[k+1]-issueDelayScores[k])
+}
+
+// quantiles is the forecast's p10/p50/p80/p90 as scored.
+func (d issueDelay) quantiles() itemQuantiles {
+	return itemQuantiles{p10: d[0], p50: d[1], p80: d[2], p90: extendToP90(d[1], d[2])}
+}
+
+// within is the forecast conditioned on the finish falling within L days
+// of the cut-off: each quantile p is the unconditioned one at p·F(L).
+func (d issueDelay) within(L float64) itemQuantiles {
+	q := d.quantiles()
+	if !(L > 0) || math.IsInf(L, 1) || !(d[0] > 0 && d[0] <= d[1] && d[1] < d[2]) {
+		return q
+	}
+	// F(L): the largest score whose delay is at most L (lnAt increases).
+	lnL := math.Log(L)
+	lo, hi := -8.0, 8.0
+	if d.lnAt(lo) > lnL || d.lnAt(hi) <= lnL {
+		// No chance by then, or all of it (to 1e-15): as forecast.
+		return q
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if d.lnAt(mid) <= lnL {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	f := normalCDF(lo)
+	at := func(p float64) float64 { return math.Exp(d.lnAt(normalQuantile(p * f))) }
+	return itemQuantiles{p10: at(0.1), p50: at(0.5), p80: at(0.8), p90: at(0.9)}
+}
+
+// setDelay is a set's exact finish CDF in days after the cut-off: the
+// finish at probability 0, 5%, …, 100%, linear between them.
+type setDelay [MilestoneQuantiles]float64
+
+// at is the finish at probability p.
+func (s *setDelay) at(p float64) float64 {
+	x := p * (MilestoneQuantiles - 1)
+	i := min(int(x), MilestoneQuantiles-2)
+	return s[i] + (s[i+1]-s[i])*(x-float64(i))
+}
+
+// quantiles is the set's p10/p50/p80/p90 as scored: exact points of its CDF.
+func (s *setDelay) quantiles() itemQuantiles {
+	return itemQuantiles{p10: s[2], p50: s[10], p80: s[16], p90: s[18]}
+}
+
+// within is the set's p10/p50/p80/p90 conditioned on its finish falling
+// within L days of the cut-off.
+func (s *setDelay) within(L float64) itemQuantiles {
+	if !(L >= s[0]) || L >= s[MilestoneQuantiles-1] {
+		// No chance by then, or all of it: as forecast.
+		return s.quantiles()
+	}
+	i := 0
+	for s[i+1] <= L {
+		i++
+	}
+	f := (float64(i) + (L-s[i])/(s[i+1]-s[i])) / (MilestoneQuantiles - 1)
+	return itemQuantiles{p10: s.at(0.1 * f), p50: s.at(0.5 * f), p80: s.at(0.8 * f), p90: s.at(0.9 * f)}
 }
 
 // extendToP90 reads the delay after the cut-off as lognormal through p50

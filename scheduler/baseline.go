@@ -11,6 +11,7 @@ package scheduler
 // completes n issues (the n-th finish of the same resampling).
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -23,6 +24,20 @@ const baselineMaxWeeks = 520
 // without a resolution are part of the queue but not returned. It also
 // returns the weekly counts it resampled.
 func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) (map[int64]itemQuantiles, []int) {
+	draws, counts := baselineDrawsAt(items, c, trials, seed)
+	if draws == nil {
+		return nil, counts
+	}
+	out := make(map[int64]itemQuantiles, len(draws))
+	for num, d := range draws {
+		out[num] = sortedQuantiles(d)
+	}
+	return out, counts
+}
+
+// baselineDrawsAt is baselineAt's trials: every open issue's finishes in
+// days after c, sorted.
+func baselineDrawsAt(items []HistoryItem, c time.Time, trials int, seed uint64) (map[int64][]float64, []int) {
 	week := 7 * 24 * time.Hour
 	firstResolved := time.Time{}
 	var queue []int64 // ordered by creation: items are numbered so
@@ -64,11 +79,11 @@ func baselineAt(items []HistoryItem, c time.Time, trials int, seed uint64) (map[
 			return true
 		})
 	}
-	out := make(map[int64]itemQuantiles, len(queue))
+	out := make(map[int64][]float64, len(queue))
 	for i, num := range queue {
 		d := days[i]
 		slices.Sort(d)
-		out[num] = sortedQuantiles(d)
+		out[num] = d
 	}
 	return out, counts
 }
@@ -77,12 +92,33 @@ func sortedQuantiles(d []float64) itemQuantiles {
 	return itemQuantiles{p10: quantileSorted(d, 0.1), p50: quantileSorted(d, 0.5), p80: quantileSorted(d, 0.8), p90: quantileSorted(d, 0.9)}
 }
 
+// sortedQuantilesWithin is sortedQuantiles of the sorted trials at most L:
+// the baseline conditioned on the outcome falling within L days, as the
+// calibrated forecast is in the conditioned score. When no trial does, the
+// baseline gave that no chance and is scored as forecast.
+func sortedQuantilesWithin(sorted []float64, L float64) itemQuantiles {
+	n, _ := slices.BinarySearch(sorted, math.Nextafter(L, math.Inf(1)))
+	if n == 0 {
+		return sortedQuantiles(sorted)
+	}
+	return sortedQuantiles(sorted[:n])
+}
+
 // baselineCount is the baseline's answer for a set of n issues: how long
 // until the team, at its resampled weekly throughput, completes n issues,
 // whichever they are.
 func baselineCount(counts []int, n, trials int, seed uint64) itemQuantiles {
 	if len(counts) == 0 || n == 0 {
 		return itemQuantiles{}
+	}
+	return sortedQuantiles(baselineCountDraws(counts, n, trials, seed))
+}
+
+// baselineCountDraws is baselineCount's trials, sorted; nil when there is
+// no throughput or no issue.
+func baselineCountDraws(counts []int, n, trials int, seed uint64) []float64 {
+	if len(counts) == 0 || n == 0 {
+		return nil
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5e75))
 	d := make([]float64, trials)
@@ -93,7 +129,7 @@ func baselineCount(counts []int, n, trials int, seed uint64) itemQuantiles {
 		})
 	}
 	slices.Sort(d)
-	return sortedQuantiles(d)
+	return d
 }
 
 // resampleWeeks runs one trial of the baseline over a queue of issues:

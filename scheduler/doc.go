@@ -317,10 +317,68 @@
 // clock. For a modelled worker of a few minutes a day that is about the
 // 95th percentile of one issue's effort at sigma 1.6, less for a started
 // one, and a set's last finish lies beyond it. A horizon that also holds
-// the largest draw of any one issue gives, held out, sets p50 0.477 p80
-// 0.840 p90 0.942 (pinball 0.640x), but items p80 0.779 and pinball
+// the largest draw of any one issue gives, held out, sets p50 0.480 p80
+// 0.847 p90 0.944 (pinball 0.636x), but items p80 0.780 and pinball
 // 0.920x (every fold chose a wide prior weight of 6400 among 400, 1600
-// and 6400): the items' pinball goal is met through the same truncation
-// of the far tail, so the horizon stays until the replay has a model of
-// its own for that tail.
+// and 6400).
+//
+// Why the truncation helps, and why the figures above flatter the model:
+// the shared histories hold only issues resolved by their export (their
+// newest resolution), so every outcome scored at a cut-off lies within L =
+// export − cut-off days, while Backtest scores that truncated sample as if
+// it were complete. A forecast with mass beyond L is charged for outcomes
+// the export could not hold; the horizon removes much of that mass. The
+// right score compares each outcome with the forecast conditioned on
+// finishing within L (its quantile p read at p·F(L)). On a generated
+// history of lognormal durations (σ 1.8) cut at an export, scoring the
+// truncated copy as complete raises items' coverage from the full
+// history's p50 0.538 p80 0.800 p90 0.890 to 0.600 0.865 0.939;
+// conditioned on L it gives 0.542 0.793 0.892 (TestBacktestConditionedOnTheExport,
+// on the default options and pooled by issue: full 0.509 0.785 0.879,
+// plain 0.571 0.865 0.943, conditioned 0.493 0.787 0.888). Scored that
+// way, held out, with every fold choosing on the conditioned objective,
+// the model and grid above give items p50 0.450 p80 0.695 p90 0.804
+// (pinball 0.598x) and sets 0.513 0.731 0.825 (0.288x): the model runs
+// early, and the goals are met only through the scoring. The baseline's
+// score does not move (its ranges end before L). Measured with the horizon
+// holding every draw and conditioned scores, held out, and not landed
+// since none meets the items' goals: the grid above with wide prior
+// weights up to 6400 (items 0.463 0.702 0.807, sets 0.285 0.607 0.812);
+// queue floors of 1.5 to 3, which no longer act only when the queue
+// shrinks but slow every forecast (items 0.604 0.813 0.882, sets 0.439
+// 0.769 0.886); a floor of 1.5–2 with a shared scale of 2.5 (sets 0.485
+// 0.794 0.899 0.251x, items 0.566 0.786 0.866); open issues as censored
+// samples (a Kaplan–Meier median and quartile sigma of ln(actual/nominal)
+// over the done issues and the open ones' hours so far) with wide prior
+// weights of 1600–6400 and a floor of 1 (sets 0.480 0.790 0.901 0.260x,
+// items 0.509 0.749 0.849 0.570x), and with a heavier upper tail besides,
+// sigma above the median 1, 1.1 or 1.2 times the one below (sets 0.480
+// 0.807 0.908 0.259x, items 0.522 0.766 0.858 0.562x: 1.2 meets every goal
+// on all eight at once, and the folds holding out TIMOB and DAEMON choose
+// 1). What stays short is the upper tail of young issues: open at most a
+// week at the cut-off, p50 0.561 but p80 0.750 and p90 0.826.
+//
+// So the model, the horizon and the plain score stay as they are, and the
+// goals (TestRealDataCV's assertions, the table above) are still held to
+// the plain score; the conditioned score is reported beside it, not held
+// to the goals. Backtest returns both: BacktestResult.Conditioned scores
+// the same forecasts against the same outcomes conditioned on finishing
+// within L, items and sets, the baseline on its own trials within L, the
+// export taken as the newest resolution (the rules are in backtest.go);
+// `commitea backtest` prints it as its "export-cond" rows and --json as
+// "conditioned": {"items": {...}, "sets": {...}}, the fields of the plain
+// score. TestRealDataCV prints it for the held-out forecasts above, chosen
+// on the plain objective (which is why it differs from the figures just
+// quoted, where the folds chose on the conditioned one, mostly wide=100
+// shared=0):
+//
+//	conditioned on the export (outcomes within export − cut-off), the same held-out forecasts:
+//	  items  786 cut-offs: p50 0.442 p80 0.688 p90 0.798 pinball 97.8 vs baseline 162.2 (0.603x)
+//	  sets   606 cut-offs: p50 0.322 p80 0.703 p90 0.809 pinball 110.7 vs baseline 411.8 (0.269x)
+//	  items pooled by issue instead: p50 0.394 p80 0.642 p90 0.794 pinball 0.612x
+//
+// Against the goals, scored this way, items miss p50 (0.442), p80 and p90
+// and sets all three (p50 0.322: early), while both keep a pinball loss
+// far below the baseline's. A rule that meets the goals on the
+// conditioned score is still to be found.
 package scheduler

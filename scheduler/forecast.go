@@ -836,7 +836,11 @@ func finishWeeks(fin []float64, m Milestone, origin time.Time) MilestoneFinish {
 		anchor = m.Due.Sub(origin).Hours()
 	}
 	const weekH = 7 * 24
-	bin := func(v float64) int { return int(math.Ceil((v-anchor)/weekH)) - 1 }
+	// Bins are clamped before the conversion to int, which is undefined
+	// for values out of range (an infinite draw, say); the histogram's
+	// span is bounded below.
+	const maxBin = 1 << 40
+	bin := func(v float64) int { return int(min(max(math.Ceil((v-anchor)/weekH)-1, -maxBin), maxBin)) }
 	lo, hi := 0, -1
 	for i, v := range fin {
 		k := bin(v)
@@ -853,9 +857,13 @@ func finishWeeks(fin []float64, m Milestone, origin time.Time) MilestoneFinish {
 	if hi < lo {
 		return out
 	}
-	out.Weeks = make([]int, hi-lo+1)
+	out.Weeks = make([]int, min(hi-lo+1, MaxFinishWeeks))
 	for _, v := range fin {
-		out.Weeks[bin(v)-lo]++
+		if k := bin(v) - lo; k < len(out.Weeks) {
+			out.Weeks[k]++
+		} else {
+			out.Later++
+		}
 	}
 	start := origin
 	if !m.Due.IsZero() {

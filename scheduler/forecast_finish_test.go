@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -53,5 +54,32 @@ func TestFinishWeeks(t *testing.T) {
 		if h.Weeks[0] == 0 || h.Weeks[len(h.Weeks)-1] == 0 || m.Quantiles[0].Before(first) || m.Quantiles[20].After(last.Add(time.Minute)) {
 			t.Errorf("milestone %d: weeks %v from %v do not span the trials %v – %v", m.ID, h.Weeks, h.From, m.Quantiles[0], m.Quantiles[20])
 		}
+	}
+}
+
+// TestFinishWeeksBounded: the histogram was sized by the latest trial, so
+// one extreme draw (an experiment with a heavier upper tail drew one past
+// the calendar's horizon) made it allocate hundreds of GB and the process
+// died out of memory. The weeks stop MaxFinishWeeks after the first
+// trial's, later trials are counted in Later, and the due date's week and
+// OnTime are as before.
+func TestFinishWeeksBounded(t *testing.T) {
+	origin := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	m := Milestone{ID: 1, Due: origin.Add(3 * Week)}
+	const h = 7 * 24
+	fin := []float64{1 * h, 2.5 * h, 4 * h, 1e12, math.Inf(1), 1e300}
+	got := finishWeeks(fin, m, origin)
+	if len(got.Weeks) > MaxFinishWeeks || got.Later != 3 || got.OnTime != 2 || got.Trials != 6 {
+		t.Fatalf("weeks %d (max %d), later %d (want 3), on time %d (want 2), trials %d", len(got.Weeks), MaxFinishWeeks, got.Later, got.OnTime, got.Trials)
+	}
+	sum := got.Later
+	for _, n := range got.Weeks {
+		sum += n
+	}
+	if sum != len(fin) || !got.From.Equal(origin) || got.Weeks[0] != 1 || got.Weeks[2] != 1 || got.Weeks[3] != 1 {
+		t.Fatalf("from %v weeks %v… later %d: want every trial counted once, from the origin", got.From, got.Weeks[:5], got.Later)
+	}
+	if (m.Due.Sub(got.From) % Week) != 0 {
+		t.Fatalf("no week ends at the due date %v (weeks from %v)", m.Due, got.From)
 	}
 }

@@ -69,7 +69,15 @@ type MilestoneFinish struct {
 	OnTime int       `json:"onTime"`
 	From   time.Time `json:"from"`
 	Weeks  []int     `json:"weeks"`
+	// Later counts the trials finishing after the last week: the weeks
+	// stop MaxFinishWeeks after the first trial's, so one extreme draw
+	// cannot size the histogram (it is stored with every snapshot and
+	// drawn on the milestone page).
+	Later int `json:"later,omitempty"`
 }
+
+// MaxFinishWeeks bounds MilestoneFinish.Weeks: twenty years of weeks.
+const MaxFinishWeeks = 1040
 
 // Week is how long one bin of MilestoneFinish.Weeks is.
 const Week = 7 * 24 * time.Hour

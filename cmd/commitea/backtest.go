@@ -28,6 +28,17 @@ two, scored like a milestone by the date the last of them was done. The
 baseline answers the same question from throughput alone: how long until
 the team completes that many issues.
 
+Conditioned on the export (JSON "conditioned": {"items": {...}, "sets":
+{...}}, the same fields; table rows "export-cond"): a history holds only the
+issues resolved by its export, taken to be its newest resolution, so at a
+cut-off no scored outcome lies later than L = export - cutoff. The plain
+figures charge a forecast for mass beyond L that the data could never
+contain, which flatters coverage. The conditioned figures score the same
+forecasts against the same outcomes as if they had to finish within L:
+quantile p is read at p*F(L), F the forecast's own distribution (an issue's
+lognormal read through p10/p50/p80, a set's 21-point CDF, the baseline's
+trials within L); a forecast giving no chance by L is scored as is.
+
 CSV layouts (chosen by the header row):
 
   CommiTea's own, columns by name in any order:
@@ -122,5 +133,16 @@ func writeBacktestTable(w io.Writer, res scheduler.BacktestResult) {
 	if res.Sets.Items > 0 {
 		row("sets: calibrated", res.Sets.BacktestScore)
 		row("sets: baseline", res.Sets.Baseline)
+	}
+	c := res.Conditioned
+	if c.Items.Items == 0 {
+		return
+	}
+	fmt.Fprintln(w, "conditioned on the export (each forecast as if it had to finish by the newest resolution):")
+	row("export-cond: calibrated", c.Items.BacktestScore)
+	row("export-cond: baseline", c.Items.Baseline)
+	if c.Sets.Items > 0 {
+		row("export-cond sets: calib.", c.Sets.BacktestScore)
+		row("export-cond sets: base.", c.Sets.Baseline)
 	}
 }

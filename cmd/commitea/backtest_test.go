@@ -69,6 +69,26 @@ func TestBacktestCommandJSON(t *testing.T) {
 	if _, ok := setBase["pinballLoss"]; !ok {
 		t.Errorf("sets' baseline lacks pinballLoss:\n%s", out)
 	}
+	// Conditioned on the export: items and sets, the same fields, on the
+	// same cut-offs and outcomes.
+	cond, _ := got["conditioned"].(map[string]any)
+	for _, part := range []string{"items", "sets"} {
+		score, _ := cond[part].(map[string]any)
+		for _, k := range []string{"cutoffs", "items", "p50Coverage", "p80Coverage", "p90Coverage", "medianRelWidth", "pinballLoss", "baseline"} {
+			if _, ok := score[k]; !ok {
+				t.Errorf("conditioned %s lack %q:\n%s", part, k, out)
+			}
+		}
+		if b, _ := score["baseline"].(map[string]any); b["p80Coverage"] == nil {
+			t.Errorf("conditioned %s' baseline lacks p80Coverage:\n%s", part, out)
+		}
+	}
+	if ci, _ := cond["items"].(map[string]any); ci["items"] != got["items"] || ci["cutoffs"] != got["cutoffs"] {
+		t.Errorf("conditioned items score %v pairs over %v cut-offs, the plain score %v over %v", ci["items"], ci["cutoffs"], got["items"], got["cutoffs"])
+	}
+	if cs, _ := cond["sets"].(map[string]any); cs["items"] != sets["items"] {
+		t.Errorf("conditioned sets score %v sets, the plain score %v", cs["items"], sets["items"])
+	}
 }
 
 func TestBacktestCommandTable(t *testing.T) {
@@ -77,7 +97,8 @@ func TestBacktestCommandTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"calibrated schedule", "throughput baseline", "p80", "sets: calibrated", "sets: baseline"} {
+	for _, want := range []string{"calibrated schedule", "throughput baseline", "p80", "sets: calibrated", "sets: baseline",
+		"conditioned on the export", "export-cond: calibrated", "export-cond: baseline", "export-cond sets: calib.", "export-cond sets: base."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -105,7 +126,7 @@ func TestBacktestHelpDocumentsColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"created", "resolved", "estimate", "assignee", "labels", "Creation_Date", "Story_Point"} {
+	for _, want := range []string{"created", "resolved", "estimate", "assignee", "labels", "Creation_Date", "Story_Point", "\"conditioned\"", "newest resolution"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("help lacks %q", want)
 		}
