@@ -81,6 +81,19 @@ func newStandupFixture(t *testing.T) *standupFixture {
 	return f
 }
 
+// dueInAWeek moves milestone 1 (hard) to a week out, far too soon for its
+// work, and recomputes: the snapshot then has a milestone at risk.
+func (f *standupFixture) dueInAWeek(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := f.pool.Exec(ctx, `UPDATE milestones SET due_on = $1 WHERE project_id = $2 AND id = 1`, f.now.AddDate(0, 0, 7), f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (f *standupFixture) sinks(store.Project) []standup.Sink {
 	return []standup.Sink{
 		&standup.WebhookSink{URL: f.webhook.URL, Secret: "0123456789abcdef"},
@@ -559,13 +572,7 @@ func TestEnqueueMissedStandups(t *testing.T) {
 func TestStandupNamesAtRiskMilestonesAndFlagsCriticalWork(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
-	// Milestone 1 (hard) is due in a week: far too soon for its work.
-	if _, err := f.pool.Exec(ctx, `UPDATE milestones SET due_on = $1 WHERE project_id = $2 AND id = 1`, f.now.AddDate(0, 0, 7), f.p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
-		t.Fatal(err)
-	}
+	f.dueInAWeek(t)
 	day, _ := ParseDay(standupDay)
 	g, err := f.standups.Generate(ctx, f.p.ID, day)
 	if err != nil {
@@ -670,13 +677,7 @@ func TestStandupListsAgingWork(t *testing.T) {
 func TestStandupWaitsForRescueOptions(t *testing.T) {
 	f := newStandupFixture(t)
 	ctx := context.Background()
-	// Milestone 1 (hard) is due in a week: far too soon for its work.
-	if _, err := f.pool.Exec(ctx, `UPDATE milestones SET due_on = $1 WHERE project_id = $2 AND id = 1`, f.now.AddDate(0, 0, 7), f.p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.forecast.Recompute(ctx, f.p.ID); err != nil {
-		t.Fatal(err)
-	}
+	f.dueInAWeek(t)
 	mark, err := store.LatestSnapshotMark(ctx, f.pool, f.p.ID)
 	if err != nil {
 		t.Fatal(err)
