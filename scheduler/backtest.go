@@ -683,22 +683,24 @@ func (d issueDelay) within(L float64) itemQuantiles {
 	if !(L > 0) || math.IsInf(L, 1) || !(d[0] > 0 && d[0] <= d[1] && d[1] < d[2]) {
 		return q
 	}
-	// F(L): the largest score whose delay is at most L (lnAt increases).
+	// F(L) at the score whose delay is L: lnAt is linear on each side of
+	// p50, so it inverts directly on L's side. Below p50 the piece may be
+	// flat (p10 = p50), and then no delay under p50 has any chance.
 	lnL := math.Log(L)
-	lo, hi := -8.0, 8.0
-	if d.lnAt(lo) > lnL || d.lnAt(hi) <= lnL {
+	k := 1
+	if lnL < math.Log(d[1]) {
+		k = 0
+	}
+	l0, l1 := math.Log(d[k]), math.Log(d[k+1])
+	if l1 == l0 {
+		return q
+	}
+	z := issueDelayScores[k] + (lnL-l0)*(issueDelayScores[k+1]-issueDelayScores[k])/(l1-l0)
+	if z < -8 || z >= 8 {
 		// No chance by then, or all of it (to 1e-15): as forecast.
 		return q
 	}
-	for range 60 {
-		mid := (lo + hi) / 2
-		if d.lnAt(mid) <= lnL {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	f := normalCDF(lo)
+	f := normalCDF(z)
 	at := func(p float64) float64 { return math.Exp(d.lnAt(normalQuantile(p * f))) }
 	return itemQuantiles{p10: at(0.1), p50: at(0.5), p80: at(0.8), p90: at(0.9)}
 }

@@ -13,6 +13,7 @@ package scheduler
 import (
 	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -94,6 +95,14 @@ func poolByCutoff(rs []BacktestResult, sets bool) cvScore {
 		}
 		return BacktestComparison{BacktestScore: r.BacktestScore, Baseline: r.Baseline}
 	})
+}
+
+// writePooled prints pooled held-out scores of items and sets under a heading.
+func writePooled(w io.Writer, heading string, it, st cvScore) {
+	fmt.Fprintln(w, heading)
+	fmt.Fprintf(w, "  items %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", it.cutoffs, it.p50, it.p80, it.p90, it.pinball, it.basePinball, it.ratio())
+	fmt.Fprintf(w, "  sets  %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", st.cutoffs, st.p50, st.p80, st.p90, st.pinball, st.basePinball, st.ratio())
+	fmt.Fprintf(w, "  items pooled by issue instead: p50 %.3f p80 %.3f p90 %.3f pinball %.3fx\n", it.itemP50, it.itemP80, it.itemP90, it.itemPinRatio)
 }
 
 // poolConditionedByCutoff is poolByCutoff of the scores conditioned on the
@@ -267,18 +276,12 @@ func TestRealDataCV(t *testing.T) {
 			it.p50, it.p80, it.p90, it.ratio(), st.p50, st.p80, st.p90, st.ratio())
 	}
 	it, st := poolByCutoff(heldItems, false), poolByCutoff(heldSets, true)
-	fmt.Fprintf(&b, "pooled by cut-off, held out (%d trials):\n", trials)
-	fmt.Fprintf(&b, "  items %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", it.cutoffs, it.p50, it.p80, it.p90, it.pinball, it.basePinball, it.ratio())
-	fmt.Fprintf(&b, "  sets  %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", st.cutoffs, st.p50, st.p80, st.p90, st.pinball, st.basePinball, st.ratio())
-	fmt.Fprintf(&b, "  items pooled by issue instead: p50 %.3f p80 %.3f p90 %.3f pinball %.3fx\n", it.itemP50, it.itemP80, it.itemP90, it.itemPinRatio)
+	writePooled(&b, fmt.Sprintf("pooled by cut-off, held out (%d trials):", trials), it, st)
 	// The same held-out forecasts scored conditioned on the export (the
 	// histories hold only issues resolved by then): printed beside the
 	// figures above, not held to the goals.
 	cit, cst := poolConditionedByCutoff(heldItems, false), poolConditionedByCutoff(heldSets, true)
-	fmt.Fprintf(&b, "conditioned on the export (outcomes within export − cut-off), the same held-out forecasts:\n")
-	fmt.Fprintf(&b, "  items %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", cit.cutoffs, cit.p50, cit.p80, cit.p90, cit.pinball, cit.basePinball, cit.ratio())
-	fmt.Fprintf(&b, "  sets  %4d cut-offs: p50 %.3f p80 %.3f p90 %.3f pinball %.1f vs baseline %.1f (%.3fx)\n", cst.cutoffs, cst.p50, cst.p80, cst.p90, cst.pinball, cst.basePinball, cst.ratio())
-	fmt.Fprintf(&b, "  items pooled by issue instead: p50 %.3f p80 %.3f p90 %.3f pinball %.3fx\n", cit.itemP50, cit.itemP80, cit.itemP90, cit.itemPinRatio)
+	writePooled(&b, "conditioned on the export (outcomes within export − cut-off), the same held-out forecasts:", cit, cst)
 	t.Log("\n" + b.String())
 	for _, g := range []struct {
 		name string
